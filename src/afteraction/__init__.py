@@ -1,0 +1,1 @@
+"""afteraction: verified experience for AI agents."""

@@ -1,0 +1,45 @@
+"""Text for retrieval: tokenize, drop stop words, stem (Snowball English)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import snowballstemmer
+
+__all__ = ["STOPWORDS", "content_terms", "stem", "stems", "tokenize"]
+
+# Word characters, keeping identifiers such as ``packages.lock.json`` or ``HTTP_401`` apart
+# into their parts: retrieval matches on the parts.
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+STOPWORDS = frozenset(
+    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "let", "me", "more", "most", "my", "myself", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "again", "also", "please", "thanks", "thank", "hi", "hello", "hey", "can't", "cannot", "could", "would", "should", "shall", "may", "might", "must"]
+)
+
+_stemmer = snowballstemmer.stemmer("english")
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased word tokens, in order."""
+    return [token.casefold() for token in _TOKEN.findall(text)]
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Snowball (Porter 2) English stem of one lower-case word."""
+    return str(_stemmer.stemWord(word))
+
+
+def content_terms(text: str) -> list[str]:
+    """Distinct tokens that are not stop words, in first-seen order (not stemmed)."""
+    seen: dict[str, None] = {}
+    for token in tokenize(text):
+        if token not in STOPWORDS:
+            seen.setdefault(token, None)
+    return list(seen)
+
+
+def stems(text: str) -> frozenset[str]:
+    """The set of stems of the content terms of ``text``."""
+    return frozenset(stem(term) for term in content_terms(text))

@@ -1,0 +1,158 @@
+"""Small validators shared by the model's constructors and parsers.
+
+Each raises ``ValidationError`` naming the field (a dotted path) and the rule it broke.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from afteraction.errors import ValidationError
+
+MAX_ID = 256
+MAX_NAME = 200
+MAX_TEXT = 16_384
+
+_RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def text(value: object, field: str, *, limit: int = MAX_TEXT, blank: bool = False) -> str:
+    """A string within ``limit`` characters; not blank unless allowed."""
+    if not isinstance(value, str):
+        raise ValidationError(field, f"must be a string, got {type(value).__name__}")
+    if not blank and not value.strip():
+        raise ValidationError(field, "must not be blank")
+    if len(value) > limit:
+        raise ValidationError(field, f"is {len(value)} characters; the limit is {limit}")
+    return value
+
+
+def name(value: object, field: str, *, limit: int = MAX_NAME) -> str:
+    """An identifier-like string: not blank, no control characters, within ``limit``."""
+    value = text(value, field, limit=limit)
+    if _CONTROL.search(value) or "\n" in value or "\r" in value or "\t" in value:
+        raise ValidationError(field, "must not contain control characters")
+    if value != value.strip():
+        raise ValidationError(field, "must not start or end with whitespace")
+    return value
+
+
+def optional_name(value: object, field: str, *, limit: int = MAX_NAME) -> str | None:
+    return None if value is None else name(value, field, limit=limit)
+
+
+def optional_text(value: object, field: str, *, limit: int = MAX_TEXT) -> str | None:
+    return None if value is None else text(value, field, limit=limit, blank=True)
+
+
+def integer(value: object, field: str, *, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(field, f"must be an integer, got {type(value).__name__}")
+    if value < minimum:
+        raise ValidationError(field, f"must be at least {minimum}, got {value}")
+    return value
+
+
+def probability(value: object, field: str) -> float:
+    """A finite number in [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValidationError(field, f"must be a number, got {type(value).__name__}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValidationError(field, f"must be a finite number, got {value!r}")
+    if not 0.0 <= number <= 1.0:
+        raise ValidationError(field, f"must be between 0 and 1, got {value!r}")
+    return number
+
+
+def mapping(value: object, field: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ValidationError(field, f"must be an object, got {type(value).__name__}")
+    for key in value:
+        if not isinstance(key, str):
+            raise ValidationError(field, f"keys must be strings, got {type(key).__name__}")
+    return value
+
+
+def string_map(value: object, field: str, *, limit: int = 64) -> dict[str, str]:
+    """A flat object of string to string (environment, labels)."""
+    if value is None:
+        return {}
+    items = mapping(value, field)
+    if len(items) > limit:
+        raise ValidationError(field, f"has {len(items)} entries; the limit is {limit}")
+    out: dict[str, str] = {}
+    for key, item in items.items():
+        name(key, f"{field}.{key}")
+        out[key] = text(item, f"{field}.{key}", limit=MAX_NAME * 5, blank=True)
+    return out
+
+
+def strings(value: object, field: str, *, limit: int = 64, item_limit: int = MAX_TEXT) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise ValidationError(field, f"must be a list of strings, got {type(value).__name__}")
+    if len(value) > limit:
+        raise ValidationError(field, f"has {len(value)} items; the limit is {limit}")
+    return tuple(text(item, f"{field}[{i}]", limit=item_limit) for i, item in enumerate(value))
+
+
+def parse_time(value: object, field: str) -> datetime:
+    """An RFC 3339 date-time with an offset (``Z`` or ``±hh:mm``), as an aware datetime."""
+    if isinstance(value, datetime):
+        return aware(value, field)
+    if not isinstance(value, str):
+        raise ValidationError(field, f"must be an RFC 3339 date-time string, got {type(value).__name__}")
+    match = _RFC3339.match(value)
+    if not match:
+        raise ValidationError(
+            field,
+            f"must be an RFC 3339 date-time with an offset, like 2026-01-01T10:00:00Z; got {value[:64]!r}",
+        )
+    year, month, day, hour, minute, second, fraction, offset = match.groups()
+    micro = int((fraction or "0")[:6].ljust(6, "0"))
+    if offset in ("Z", "z"):
+        tz = timezone.utc
+    else:
+        sign = 1 if offset[0] == "+" else -1
+        hours, minutes = int(offset[1:3]), int(offset[4:6])
+        if hours > 23 or minutes > 59:
+            raise ValidationError(field, f"has an invalid offset {offset!r}")
+        tz = timezone(sign * timedelta(hours=hours, minutes=minutes))
+    try:
+        # A leap second (:60) is read as the last microsecond of the minute.
+        leap = int(second) == 60
+        parsed = datetime(
+            int(year),
+            int(month),
+            int(day),
+            int(hour),
+            int(minute),
+            59 if leap else int(second),
+            999_999 if leap else micro,
+            tzinfo=tz,
+        )
+    except ValueError as exc:
+        raise ValidationError(field, f"is not a real date-time: {exc}") from None
+    return parsed
+
+
+def aware(value: datetime, field: str) -> datetime:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValidationError(field, "must carry a UTC offset (a timezone-aware datetime)")
+    return value
+
+
+def optional_time(value: object, field: str) -> datetime | None:
+    return None if value is None else parse_time(value, field)
+
+
+def format_time(value: datetime) -> str:
+    """The one textual form of a stored instant: UTC, microseconds, ``Z``."""
+    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

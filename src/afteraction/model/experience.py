@@ -1,0 +1,269 @@
+"""Experience: a lesson and its Experience Packet layers; Hit: one ranked search result."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from afteraction.errors import ValidationError
+from afteraction.model import _check
+from afteraction.model.scope import ELIGIBLE_STATUSES, Scope, Status
+
+__all__ = ["Experience", "Hit", "Scenario", "Skill", "Solution", "Tried"]
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """Packet layer 1: the situation: task, environment, symptoms, failure signature."""
+
+    task: str
+    environment: Mapping[str, str] = field(default_factory=dict)
+    symptoms: tuple[str, ...] = ()
+    failure_signature: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "environment": dict(self.environment),
+            "symptoms": list(self.symptoms),
+            "failure_signature": self.failure_signature,
+        }
+
+    @classmethod
+    def from_dict(cls, data: object, field: str = "scenario") -> Scenario:
+        items = _check.mapping(data, field)
+        return cls(
+            task=_check.text(items.get("task"), f"{field}.task"),
+            environment=_check.string_map(items.get("environment"), f"{field}.environment"),
+            symptoms=_check.strings(items.get("symptoms"), f"{field}.symptoms"),
+            failure_signature=_check.text(items.get("failure_signature", ""), f"{field}.failure_signature", blank=True),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Tried:
+    """One thing that was tried and failed, reduced to its error class."""
+
+    attempt: int
+    tool: str
+    error_class: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"attempt": self.attempt, "tool": self.tool, "error_class": self.error_class}
+        if self.args:
+            out["args"] = dict(self.args)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: object, field: str = "tried") -> Tried:
+        items = _check.mapping(data, field)
+        return cls(
+            attempt=_check.integer(items.get("attempt"), f"{field}.attempt"),
+            tool=_check.name(items.get("tool"), f"{field}.tool"),
+            error_class=_check.text(items.get("error_class"), f"{field}.error_class", limit=200),
+            args=dict(_check.mapping(items.get("args", {}), f"{field}.args")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """Packet layer 2: what was tried with each error class, what worked, the steps."""
+
+    tried: tuple[Tried, ...] = ()
+    worked: str = ""
+    steps: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tried": [t.to_dict() for t in self.tried], "worked": self.worked, "steps": list(self.steps)}
+
+    @classmethod
+    def from_dict(cls, data: object, field: str = "solution") -> Solution:
+        items = _check.mapping(data, field)
+        tried = items.get("tried", [])
+        if not isinstance(tried, list):
+            raise ValidationError(f"{field}.tried", "must be a list")
+        return cls(
+            tried=tuple(Tried.from_dict(t, f"{field}.tried[{i}]") for i, t in enumerate(tried)),
+            worked=_check.text(items.get("worked", ""), f"{field}.worked", blank=True),
+            steps=_check.strings(items.get("steps"), f"{field}.steps"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """Packet layer 3: a transferable skill. Never derived by afteraction itself: it is
+    authored by the host or a reflector, and ``authored_by`` says which."""
+
+    statement: str
+    authored_by: str
+    applicable_when: tuple[str, ...] = ()
+    not_applicable_when: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check.text(self.statement, "skill.statement", limit=4096)
+        _check.name(self.authored_by, "skill.authored_by")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "statement": self.statement,
+            "authored_by": self.authored_by,
+            "applicable_when": list(self.applicable_when),
+            "not_applicable_when": list(self.not_applicable_when),
+        }
+
+    @classmethod
+    def from_dict(cls, data: object, field: str = "skill") -> Skill:
+        items = _check.mapping(data, field)
+        return cls(
+            statement=_check.text(items.get("statement"), f"{field}.statement", limit=4096),
+            authored_by=_check.name(items.get("authored_by"), f"{field}.authored_by"),
+            applicable_when=_check.strings(items.get("applicable_when"), f"{field}.applicable_when"),
+            not_applicable_when=_check.strings(items.get("not_applicable_when"), f"{field}.not_applicable_when"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Experience:
+    """A stored lesson. ``supporting`` / ``contradicting`` count independent evidence;
+    ``confidence`` is normally (1 + S) / (2 + S + F). ``revision`` guards updates."""
+
+    id: str
+    task_id: str
+    task: str
+    lesson: str
+    status: Status
+    confidence: float
+    scope: Scope
+    created_at: datetime
+    summary: str = ""
+    scenario: Scenario | None = None
+    solution: Solution | None = None
+    skill: Skill | None = None
+    checks: tuple[str, ...] = ()
+    supporting: int = 1
+    contradicting: int = 0
+    revision: int = 1
+    updated_at: datetime | None = None
+    expires_at: datetime | None = None
+    source: str = "run"
+
+    kind: Literal["experience"] = field(default="experience", init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _check.name(self.id, "id", limit=_check.MAX_ID)
+        _check.name(self.task_id, "task_id", limit=_check.MAX_ID)
+        _check.text(self.task, "task")
+        _check.text(self.lesson, "lesson")
+        _check.text(self.summary, "summary", blank=True)
+        if not isinstance(self.status, Status):
+            object.__setattr__(self, "status", Status.parse(self.status))
+        object.__setattr__(self, "confidence", _check.probability(self.confidence, "confidence"))
+        if not isinstance(self.scope, Scope):
+            raise ValidationError("scope", "must be a Scope")
+        _check.aware(self.created_at, "created_at")
+        _check.integer(self.supporting, "supporting")
+        _check.integer(self.contradicting, "contradicting")
+        _check.integer(self.revision, "revision", minimum=1)
+        _check.name(self.source, "source")
+
+    def eligibility(self, now: datetime, *, min_confidence: float = 0.5) -> str | None:
+        """None when this record may be injected at ``now``; otherwise the reason it may not."""
+        if self.status not in ELIGIBLE_STATUSES:
+            return f"status is {self.status.label}"
+        if self.confidence < min_confidence:
+            return f"confidence {self.confidence:.2f} is below {min_confidence:.2f}"
+        if self.expires_at is not None and self.expires_at <= now:
+            return "expired"
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "task_id": self.task_id,
+            "task": self.task,
+            "lesson": self.lesson,
+            "status": self.status.value,
+            "confidence": self.confidence,
+            "scope": self.scope.to_dict(),
+            "created_at": _check.format_time(self.created_at),
+            "summary": self.summary,
+            "checks": list(self.checks),
+            "supporting": self.supporting,
+            "contradicting": self.contradicting,
+            "revision": self.revision,
+            "source": self.source,
+        }
+        for name in ("scenario", "solution", "skill"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value.to_dict()
+        for name in ("updated_at", "expires_at"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = _check.format_time(value)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: object, *, now: datetime | None = None) -> Experience:
+        """Parse an exported record. ``created_at`` defaults to ``now`` when absent."""
+        items = _check.mapping(data, "experience")
+        for name in ("id", "task_id", "task", "lesson", "status", "confidence", "scope"):
+            if name not in items:
+                raise ValidationError(name, "is required")
+        created = items.get("created_at")
+        if created is None:
+            if now is None:
+                raise ValidationError("created_at", "is required")
+            created_at = now
+        else:
+            created_at = _check.parse_time(created, "created_at")
+        return cls(
+            id=_check.name(items["id"], "id", limit=_check.MAX_ID),
+            task_id=_check.name(items["task_id"], "task_id", limit=_check.MAX_ID),
+            task=_check.text(items["task"], "task"),
+            lesson=_check.text(items["lesson"], "lesson"),
+            status=Status.parse(items["status"]),
+            confidence=_check.probability(items["confidence"], "confidence"),
+            scope=Scope.from_dict(items["scope"]),
+            created_at=created_at,
+            summary=_check.text(items.get("summary", ""), "summary", blank=True),
+            scenario=None if items.get("scenario") is None else Scenario.from_dict(items["scenario"]),
+            solution=None if items.get("solution") is None else Solution.from_dict(items["solution"]),
+            skill=None if items.get("skill") is None else Skill.from_dict(items["skill"]),
+            checks=_check.strings(items.get("checks"), "checks", item_limit=_check.MAX_NAME),
+            supporting=_check.integer(items.get("supporting", 1), "supporting"),
+            contradicting=_check.integer(items.get("contradicting", 0), "contradicting"),
+            revision=_check.integer(items.get("revision", 1), "revision", minimum=1),
+            updated_at=_check.optional_time(items.get("updated_at"), "updated_at"),
+            expires_at=_check.optional_time(items.get("expires_at"), "expires_at"),
+            source=_check.name(items.get("source", "import"), "source"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result: the experience, its fused score and the factors behind it."""
+
+    experience: Experience
+    score: float
+    relevance: float
+    factors: Mapping[str, float] = field(default_factory=dict)
+
+    kind: Literal["hit"] = field(default="hit", init=False, repr=False, compare=False)
+
+    @property
+    def id(self) -> str:
+        return self.experience.id
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.experience.id,
+            "task_id": self.experience.task_id,
+            "score": round(self.score, 6),
+            "relevance": round(self.relevance, 6),
+            "factors": {k: round(v, 6) for k, v in self.factors.items()},
+            "experience": self.experience.to_dict(),
+        }
