@@ -2,7 +2,7 @@
 (``to_dict`` / ``from_dict``); JSON text goes through ``afteraction.model.json``."""
 
 from afteraction.model.event import AGENT_ROLES, EVENT_TYPES, SPECVERSION, Event
-from afteraction.model.experience import Experience, Hit, Scenario, Skill, Solution, Tried
+from afteraction.model.experience import Candidate, Experience, Hit, Scenario, Skill, Solution, Tried
 from afteraction.model.run import Attempt, Evidence, Run, ToolCall, Verdict
 from afteraction.model.scope import ELIGIBLE_STATUSES, Scope, Status
 
@@ -12,6 +12,7 @@ __all__ = [
     "EVENT_TYPES",
     "SPECVERSION",
     "Attempt",
+    "Candidate",
     "Event",
     "Evidence",
     "Experience",

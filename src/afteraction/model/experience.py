@@ -11,7 +11,7 @@ from afteraction.errors import ValidationError
 from afteraction.model import _check
 from afteraction.model.scope import ELIGIBLE_STATUSES, Scope, Status
 
-__all__ = ["Experience", "Hit", "Scenario", "Skill", "Solution", "Tried"]
+__all__ = ["Candidate", "Experience", "Hit", "Scenario", "Skill", "Solution", "Tried"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,3 +267,13 @@ class Hit:
             "factors": {k: round(v, 6) for k, v in self.factors.items()},
             "experience": self.experience.to_dict(),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An eligible record matched by a store's text search. ``text_score`` is the backend's
+    BM25 (higher is better); it orders candidates within one query and is not comparable
+    across backends."""
+
+    experience: Experience
+    text_score: float

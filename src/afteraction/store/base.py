@@ -12,22 +12,12 @@ Rules every backend keeps:
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-from afteraction.model import Experience, Scope, Status
+from afteraction.model import Candidate, Experience, Scope, Status
 
 __all__ = ["Candidate", "Store"]
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """An eligible record matched by text. ``text_score`` is the backend's BM25 (higher is
-    better); it orders candidates within one query and is not comparable across backends."""
-
-    experience: Experience
-    text_score: float
 
 
 @runtime_checkable
