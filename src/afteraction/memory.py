@@ -1,0 +1,292 @@
+"""Memory: the facade that wires the core, a store and the clock.
+
+``Memory`` is the one implementation; ``AsyncMemory`` is its async face (each call runs the
+same code in a worker thread). Set-up fails fast with a clear error; inside a running agent
+(``RunRecorder``, integrations) nothing raises: failures go to ``on_error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+from afteraction.core.rank import DEFAULT_WEIGHTS, Weights, rank
+from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout, render_block
+from afteraction.core.sanitize import LIMITS, Limits
+from afteraction.core.tasktext import MAX_TASK_CHARS
+from afteraction.core.text import content_terms
+from afteraction.core.trust import record_outcome
+from afteraction.core.verify import Verifier
+from afteraction.errors import ConfigError, ConflictError, NotFoundError, ValidationError
+from afteraction.model import Experience, Hit, Scope, Skill, Status
+from afteraction.recorder import ErrorHandler, RunRecorder
+from afteraction.settings import database_url
+from afteraction.store import Store, open_store
+
+__all__ = ["AsyncMemory", "Lesson", "Memory"]
+
+log = logging.getLogger("afteraction")
+
+#: Query terms beyond this many are ignored (the task text itself is cut at MAX_TASK_CHARS).
+MAX_QUERY_TERMS = 32
+
+T = TypeVar("T")
+
+
+def _log_error(exc: BaseException, where: str) -> None:
+    log.warning("afteraction: %s failed, the agent continues without memory: %s", where, exc)
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True, slots=True)
+class Lesson:
+    """A stored lesson as ``lessons()`` lists it: may it be injected now, and if not, why."""
+
+    experience: Experience
+    eligible: bool
+    reason: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.experience.to_dict(), "eligible": self.eligible, "reason": self.reason}
+
+
+class Memory:
+    """Verified experience for agents, over one store."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        on_error: ErrorHandler | None = None,
+        allow_args: Sequence[str] = (),
+        limits: Limits = LIMITS,
+        weights: Weights = DEFAULT_WEIGHTS,
+        block: BlockOptions = DEFAULT_BLOCK,
+        clock: Callable[[], datetime] = _utc_now,
+    ) -> None:
+        if not isinstance(store, Store):
+            raise ConfigError(f"Memory needs a Store, got {type(store).__name__}")
+        self.store = store
+        self.on_error: ErrorHandler = on_error or _log_error
+        self.allow_args = tuple(allow_args)
+        self.limits = limits
+        self.weights = weights
+        self.block_options = block
+        self._clock = clock
+
+    @classmethod
+    def open(cls, url: str | Path | None = None, **options: Any) -> Memory:
+        """Open a store: an SQLite file path (default ``./.afteraction/memory.db``, or
+        ``$AFTERACTION_DATABASE_URL``), or ``":memory:"``. Options as for ``Memory(...)``."""
+        target = database_url(os.environ) if url is None else str(url)
+        return cls(open_store(target), **options)
+
+    def now(self) -> datetime:
+        return self._clock()
+
+    def report(self, exc: BaseException, where: str) -> None:
+        """Hand a swallowed failure to ``on_error``; never raises."""
+        with contextlib.suppress(Exception):
+            self.on_error(exc, where)
+
+    # -- recording -----------------------------------------------------------------------
+
+    def run(
+        self,
+        task: str,
+        *,
+        scope: Scope,
+        env: Mapping[str, str] | None = None,
+        verify: Sequence[Verifier] = (),
+        allow_args: Sequence[str] | None = None,
+        skill: Skill | None = None,
+        run_id: str | None = None,
+        on_error: ErrorHandler | None = None,
+    ) -> RunRecorder:
+        """Start recording a run of ``task``. Leaving the ``with`` block (or ``finish()``)
+        verifies it; a verified run becomes a Validated lesson, a failed one Quarantined.
+        Pass the host's ``run_id`` to make retries of the same run idempotent."""
+        if not isinstance(scope, Scope):
+            raise ValidationError("scope", "must be a Scope built by the host")
+        if not isinstance(task, str) or not task.strip():
+            raise ValidationError("task", "must be a non-blank string")
+        return RunRecorder(
+            self,
+            run_id=run_id or f"run_{uuid.uuid4().hex}",
+            task=" ".join(task.split())[: self.limits.max_task],
+            scope=scope,
+            env=dict(env or {}),
+            verifiers=verify,
+            allow_args=self.allow_args if allow_args is None else allow_args,
+            skill=skill,
+            limits=self.limits,
+            on_error=on_error or self.on_error,
+            started_at=self.now(),
+        )
+
+    def _store_finished(self, experience: Experience) -> None:
+        self.store.put(experience)
+
+    def add(self, experience: Experience) -> bool:
+        """Store an existing lesson as it is, keeping its id. False when a record with that
+        id already exists in its tenant (the stored one is kept)."""
+        if not isinstance(experience, Experience):
+            raise ValidationError("experience", f"must be an Experience, got {type(experience).__name__}")
+        return self.store.put(experience)
+
+    def add_many(self, experiences: Iterable[Experience]) -> int:
+        """Store several in one transaction; the number that were new."""
+        return self.store.put_many(list(experiences))
+
+    # -- retrieval -----------------------------------------------------------------------
+
+    def search(self, query: str, *, scope: Scope, k: int = 5, env: Mapping[str, str] | None = None) -> list[Hit]:
+        """The ``k`` best eligible, relevant lessons for ``query`` that ``scope`` may see."""
+        if not isinstance(scope, Scope):
+            raise ValidationError("scope", "must be a Scope built by the host")
+        if not isinstance(query, str):
+            raise ValidationError("query", f"must be a string, got {type(query).__name__}")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 100:
+            raise ValidationError("k", "must be an integer from 1 to 100")
+        text = query[:MAX_TASK_CHARS]
+        terms = content_terms(text)[:MAX_QUERY_TERMS]
+        if not terms:
+            return []
+        now = self.now()
+        candidates = self.store.search_text(
+            scope, terms, now=now, limit=max(50, 4 * k), min_confidence=self.weights.min_confidence
+        )
+        return rank(text, candidates, scope=scope, now=now, env=env, weights=self.weights)[:k]
+
+    def reference_block(
+        self,
+        task: str,
+        *,
+        scope: Scope,
+        env: Mapping[str, str] | None = None,
+        layout: Layout | None = None,
+        max_records: int | None = None,
+        max_bytes: int | None = None,
+        max_tokens: int | None = None,
+    ) -> str:
+        """The block to inject for ``task``: "" when no lesson qualifies."""
+        base = self.block_options
+        options = BlockOptions(
+            max_records=max_records or base.max_records,
+            max_bytes=max_bytes or base.max_bytes,
+            max_tokens=max_tokens if max_tokens is not None else base.max_tokens,
+            layout=layout or base.layout,
+        )
+        hits = self.search(task, scope=scope, k=min(options.max_records, 100), env=env)
+        return render_block(hits, options)
+
+    def lessons(
+        self, *, scope: Scope, limit: int = 50, offset: int = 0, status: Status | str | None = None
+    ) -> list[Lesson]:
+        """Stored lessons ``scope`` sees, newest first, each with whether it may be injected."""
+        wanted = None if status is None else Status.parse(status)
+        now = self.now()
+        out = []
+        for experience in self.store.lessons(scope, limit=limit, offset=offset, status=wanted):
+            reason = experience.eligibility(now, min_confidence=self.weights.min_confidence)
+            out.append(Lesson(experience, reason is None, reason))
+        return out
+
+    def get(self, id: str, *, scope: Scope) -> Experience:
+        found = self.store.get(scope, id)
+        if found is None:
+            raise NotFoundError(f"no lesson {id!r} in this scope")
+        return found
+
+    # -- feedback ------------------------------------------------------------------------
+
+    def record_outcome(self, id: str, *, scope: Scope, success: bool, attempts: int = 5) -> Experience:
+        """One more independent reuse outcome for lesson ``id``: updates confidence and
+        status, retrying when another writer got there first."""
+        for _ in range(attempts):
+            current = self.get(id, scope=scope)
+            updated = record_outcome(current, success, self.now())
+            try:
+                return self.store.update(updated, expected_revision=current.revision)
+            except ConflictError:
+                continue
+        raise ConflictError(f"lesson {id!r} kept changing; gave up after {attempts} tries")
+
+    # -- maintenance ---------------------------------------------------------------------
+
+    def export(self, tenant: str | None = None) -> Iterator[Experience]:
+        """Every stored record (of one tenant), for the host's own export."""
+        return self.store.iter_all(tenant)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def aio(self) -> AsyncMemory:
+        """The async face of this memory."""
+        return AsyncMemory(self)
+
+
+class AsyncMemory:
+    """The async face of ``Memory``: the same implementation, run in a worker thread so the
+    event loop never blocks on the store."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.sync = memory
+
+    @classmethod
+    def open(cls, url: str | Path | None = None, **options: Any) -> AsyncMemory:
+        return cls(Memory.open(url, **options))
+
+    async def _call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await asyncio.to_thread(partial(fn, *args, **kwargs))
+
+    def run(self, task: str, **kwargs: Any) -> RunRecorder:
+        """Recording is in-memory and cheap: the same recorder; call ``await finish()``
+        through ``AsyncMemory.finish(recorder)``, or leave a plain ``with`` block."""
+        return self.sync.run(task, **kwargs)
+
+    async def finish(self, recorder: RunRecorder) -> Experience | None:
+        return await self._call(recorder.finish)
+
+    async def add(self, experience: Experience) -> bool:
+        return await self._call(self.sync.add, experience)
+
+    async def search(self, query: str, **kwargs: Any) -> list[Hit]:
+        return await self._call(self.sync.search, query, **kwargs)
+
+    async def reference_block(self, task: str, **kwargs: Any) -> str:
+        return await self._call(self.sync.reference_block, task, **kwargs)
+
+    async def lessons(self, **kwargs: Any) -> list[Lesson]:
+        return await self._call(self.sync.lessons, **kwargs)
+
+    async def record_outcome(self, id: str, **kwargs: Any) -> Experience:
+        return await self._call(self.sync.record_outcome, id, **kwargs)
+
+    async def close(self) -> None:
+        await self._call(self.sync.close)
+
+    async def __aenter__(self) -> AsyncMemory:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

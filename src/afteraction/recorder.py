@@ -1,0 +1,243 @@
+"""RunRecorder: the direct recording API (``with mem.run(...) as run:``).
+
+Recording is cheap in the agent's thread (an append under a lock); sanitizing, verifying,
+distilling and storing happen once, at ``finish``. Nothing here raises into the agent:
+every failure goes to ``on_error`` and the run simply teaches nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from afteraction.core.distill import distill
+from afteraction.core.sanitize import Limits, sanitize, sanitize_args, scrub_text
+from afteraction.core.verify import Verifier, verify
+from afteraction.errors import ValidationError
+from afteraction.model import Attempt, Evidence, Experience, Run, Scope, Skill, ToolCall
+
+if TYPE_CHECKING:
+    from afteraction.memory import Memory
+
+__all__ = ["ErrorHandler", "RunRecorder"]
+
+#: Receives every failure that memory swallowed inside an agent, with where it happened.
+ErrorHandler = Callable[[BaseException, str], None]
+
+
+@dataclass(slots=True)
+class _RawCall:
+    tool: str
+    args: Mapping[str, Any] | None
+    result: Any
+    error: str | None
+    call_id: str | None
+    at: datetime
+
+
+@dataclass(slots=True)
+class _RawAttempt:
+    calls: list[_RawCall] = field(default_factory=list)
+    error: str | None = None
+    refused: int = 0
+    failed_checks: list[str] = field(default_factory=list)
+
+
+class RunRecorder:
+    """Collects one run. Use it as a context manager, or call ``finish()`` yourself."""
+
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        run_id: str,
+        task: str,
+        scope: Scope,
+        env: Mapping[str, str],
+        verifiers: Sequence[Verifier],
+        allow_args: Sequence[str],
+        skill: Skill | None,
+        limits: Limits,
+        on_error: ErrorHandler,
+        started_at: datetime,
+    ) -> None:
+        self.id = run_id
+        self.task = task
+        self.scope = scope
+        self._memory = memory
+        self._env = dict(env)
+        self._verifiers = tuple(verifiers)
+        self._allow = tuple(allow_args)
+        self._skill = skill
+        self._limits = limits
+        self._on_error = on_error
+        self._started_at = started_at
+        self._lock = threading.Lock()
+        self._attempts: list[_RawAttempt] = [_RawAttempt()]
+        self._evidence: list[Evidence] = []
+        self._abstained = False
+        self._done = False
+        self._result: Experience | None = None
+
+    # -- recording (the agent's thread: cheap, never raises) -----------------------------
+
+    def tool(
+        self,
+        tool: str,
+        *,
+        args: Mapping[str, Any] | None = None,
+        result: Any = None,
+        error: str | BaseException | None = None,
+        call_id: str | None = None,
+    ) -> None:
+        """Record one tool call with its result, or its error (text or exception)."""
+        if isinstance(error, BaseException):
+            error = f"{type(error).__name__}: {error}"
+        at = self._memory.now()
+        with self._lock:
+            if self._done:
+                return
+            attempt = self._attempts[-1]
+            if len(attempt.calls) >= self._limits.max_calls:
+                attempt.refused += 1
+                if attempt.refused == 1:
+                    self._report(
+                        ValidationError(
+                            f"attempts[{len(self._attempts) - 1}].calls",
+                            f"more than {self._limits.max_calls} tool calls in one attempt; the rest are not recorded",
+                        ),
+                        "run.tool",
+                    )
+                return
+            attempt.calls.append(_RawCall(str(tool), args, result, error, call_id, at))
+
+    def next_attempt(self) -> None:
+        """The task is being tried again: later tool calls belong to a new attempt."""
+        with self._lock:
+            if self._done:
+                return
+            if len(self._attempts) >= self._limits.max_attempts:
+                self._report(
+                    ValidationError(
+                        "attempts", f"more than {self._limits.max_attempts} attempts; later ones are merged"
+                    ),
+                    "run.next_attempt",
+                )
+                return
+            self._attempts.append(_RawAttempt())
+
+    def fail(self, error: str | BaseException) -> None:
+        """The current attempt failed as a whole (it raised, or gave up)."""
+        text = f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error)
+        with self._lock:
+            if not self._done:
+                self._attempts[-1].error = text
+
+    def check(self, id: str, passed: bool | None, detail: str = "") -> None:
+        """The host's own check: True passes, False fails, None means *do not store this run*."""
+        with self._lock:
+            if self._done:
+                return
+            if passed is None:
+                self._abstained = True
+                return
+            try:
+                self._evidence.append(Evidence(str(id), bool(passed), "check", scrub_text(detail)[:500]))
+                if not passed:
+                    self._attempts[-1].failed_checks.append(str(id))
+            except ValidationError as exc:
+                self._report(exc, "run.check")
+
+    # -- finishing -----------------------------------------------------------------------
+
+    def abandon(self) -> None:
+        """Drop the run: nothing is stored."""
+        with self._lock:
+            self._done = True
+
+    def finish(self) -> Experience | None:
+        """Verify, distill and store, once. The stored Experience, or None when there was no
+        verdict (or memory failed, which ``on_error`` heard about)."""
+        with self._lock:
+            if self._done:
+                return self._result
+            self._done = True
+        try:
+            run = self.to_run()
+            verdict = None if self._abstained else verify(run, self._verifiers)
+            if verdict is None:
+                return None
+            experience = distill(run, verdict, self._memory.now(), skill=self._skill)
+            self._memory._store_finished(experience)
+            self._result = experience
+        except Exception as exc:
+            self._report(exc, "run.finish")
+            return None
+        return self._result
+
+    def to_run(self) -> Run:
+        """The run as recorded so far, sanitized (secrets redacted, values cut at the limits)."""
+        attempts: list[Attempt] = []
+        for index, raw in enumerate(self._attempts):
+            calls = tuple(self._sanitized_call(index, n, call) for n, call in enumerate(raw.calls))
+            error = None if raw.error is None else self._cut(scrub_text(raw.error))
+            superseded = index < len(self._attempts) - 1
+            if error is None and superseded and raw.failed_checks and not any(c.error for c in calls):
+                error = f"CheckFailed: {', '.join(raw.failed_checks)}"
+            attempts.append(Attempt(index, calls, error))
+        return Run(
+            id=self.id,
+            task=self.task,
+            scope=self.scope,
+            started_at=self._started_at,
+            attempts=tuple(attempts),
+            env=self._env,
+            ended_at=self._memory.now(),
+            state="completed",
+            evidence=tuple(self._evidence),
+        )
+
+    def _cut(self, text: str) -> str:
+        return sanitize(text, limits=self._limits)  # type: ignore[no-any-return]
+
+    def _sanitized_call(self, attempt: int, n: int, call: _RawCall) -> ToolCall:
+        where = f"attempts[{attempt}].calls[{n}]"
+        try:
+            args = sanitize_args(call.args or {}, allow=self._allow, field=f"{where}.args", limits=self._limits)
+        except ValidationError as exc:
+            self._report(exc, "run.tool")
+            args = {"[invalid]": exc.rule}
+        try:
+            result = sanitize(call.result, field=f"{where}.result", limits=self._limits)
+        except ValidationError as exc:
+            self._report(exc, "run.tool")
+            result = f"[invalid: {exc.rule}]"
+        error = None if call.error is None else self._cut(scrub_text(call.error))
+        tool = self._cut(call.tool.strip() or "unnamed")[:200]
+        return ToolCall(tool=tool, args=args, result=result, error=error, call_id=call.call_id, at=call.at)
+
+    def _report(self, exc: BaseException, where: str) -> None:
+        with contextlib.suppress(Exception):
+            self._on_error(exc, where)
+
+    # -- context manager -----------------------------------------------------------------
+
+    def __enter__(self) -> RunRecorder:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if exc is not None:
+            self.fail(exc)
+        self.finish()
+
+    @property
+    def experience(self) -> Experience | None:
+        """What ``finish`` stored, if anything."""
+        return self._result

@@ -1,0 +1,48 @@
+"""Settings, declared once as data. The CLI, the server, the docs and validation read this
+table; only the edges (CLI, server, ``Memory.open()`` with no URL) read the environment."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_DATABASE", "SETTINGS", "Setting", "database_url", "is_production"]
+
+DEFAULT_DATABASE = ".afteraction/memory.db"
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    name: str
+    env: str
+    default: str
+    help: str
+
+
+SETTINGS = (
+    Setting(
+        "database_url",
+        "AFTERACTION_DATABASE_URL",
+        DEFAULT_DATABASE,
+        "Where lessons are stored: an SQLite file path (the default), or ':memory:'.",
+    ),
+    Setting(
+        "env",
+        "AFTERACTION_ENV",
+        "development",
+        "The deployment environment. 'production' makes development identities refuse to run.",
+    ),
+)
+
+
+def database_url(environ: Mapping[str, str]) -> str:
+    """The database from ``AFTERACTION_DATABASE_URL``, else the embedded default file."""
+    return environ.get("AFTERACTION_DATABASE_URL", "").strip() or DEFAULT_DATABASE
+
+
+_ENV_NAMES = ("AFTERACTION_ENV", "ENVIRONMENT", "APP_ENV", "ENV", "PYTHON_ENV", "NODE_ENV", "DEPLOYMENT_ENVIRONMENT")
+
+
+def is_production(environ: Mapping[str, str]) -> bool:
+    """True when any of the usual variables says production."""
+    return any(environ.get(name, "").strip().lower() in ("production", "prod") for name in _ENV_NAMES)
