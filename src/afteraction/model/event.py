@@ -107,6 +107,9 @@ class Event:
             raise ValidationError("time", "must be an RFC 3339 date-time string")
         if not isinstance(items["type"], str):
             raise ValidationError("type", "must be a string")
+        for key in _KNOWN.difference(_REQUIRED):
+            if key in items and items[key] is None:
+                raise ValidationError(key, "must not be null (leave it out instead)")
         known = {key: value for key, value in items.items() if key in _KNOWN}
         extra = {key: value for key, value in items.items() if key not in _KNOWN}
         return cls(**known, extra=extra)
