@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -10,13 +11,16 @@ from pathlib import Path
 import afteraction
 
 SRC = Path(afteraction.__file__).resolve().parent
+# Never imported by the core, directly or through anything it imports.
 BANNED = [
     "sqlite3", "apsw", "psycopg", "psycopg_pool", "pgvector", "socket", "ssl", "http", "urllib.request",
     "httpx", "requests", "aiohttp", "starlette", "fastapi", "uvicorn", "click", "typer", "opentelemetry",
     "agent_framework", "langgraph", "langchain", "agents", "crewai", "autogen_agentchat", "claude_agent_sdk",
-    "pydantic_ai", "onnxruntime", "numpy", "subprocess", "threading", "asyncio", "random", "secrets", "uuid",
-    "logging", "os",
+    "pydantic_ai", "onnxruntime", "numpy", "subprocess", "asyncio",
 ]  # fmt: skip
+# Standard modules the core itself must not import (other standard modules may use them).
+DIRECT = {"os", "sys", "io", "pathlib", "time", "threading", "logging", "random", "secrets", "uuid", "tempfile",
+          "shutil", "socket", "subprocess", "asyncio", "sqlite3", "urllib", "http"}  # fmt: skip
 
 PROBE = """
 import importlib, importlib.abc, pkgutil, sys, types
@@ -47,6 +51,17 @@ def test_core_imports_no_io_library() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ok")
+
+
+def test_core_imports_no_clock_environment_or_file_module_itself() -> None:
+    found = []
+    for path in sorted((SRC / "core").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            found += [f"{path.name}: {n}" for n in names if n.split(".")[0] in DIRECT]
+    assert found == []
 
 
 def test_core_reads_no_clock_environment_or_randomness() -> None:

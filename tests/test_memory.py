@@ -1,0 +1,176 @@
+"""The facade end to end, on every store backend."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import afteraction as aa
+from afteraction.testing import FixedClock, make_experience
+from tests.builders import ACME, OTHER
+
+AGENT = aa.Scope(tenant="acme", app="support", project="refunds", agent="refund-agent")
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def mem(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[aa.Memory]:
+    url = ":memory:" if request.param == "memory" else str(tmp_path / "m.db")
+    with aa.Memory.open(url, clock=FixedClock(), allow_args=("strategy",)) as memory:
+        yield memory
+
+
+def learn(mem: aa.Memory, scope: aa.Scope = AGENT, run_id: str | None = None) -> aa.RunRecorder:
+    with mem.run("Refund ticket 42 is stuck in pending", scope=scope, env={"os": "linux"}, run_id=run_id) as run:
+        run.tool("run_refund_check", args={"strategy": "retry"}, error="LockHeldError: refund lock is held")
+        run.next_attempt()
+        run.tool("run_refund_check", args={"strategy": "wait-for-lock"}, result="issued")
+        run.check("refund-issued", passed=True)
+    return run
+
+
+def test_the_loop_from_design_md(mem: aa.Memory) -> None:
+    run = learn(mem)
+    assert run.experience is not None and run.experience.status is aa.Status.VALIDATED
+    hits = mem.search("refund stuck in pending", scope=AGENT, k=5)
+    assert [h.experience.id for h in hits] == [run.experience.id]
+    block = mem.reference_block("refund stuck in pending", scope=AGENT)
+    assert block.startswith("=== BEGIN REFERENCE (UNTRUSTED REFERENCE MATERIAL) ===\n")
+    assert "LockHeldError" in block and "strategy=wait-for-lock" in block
+    assert mem.reference_block("book a meeting room for Thursday", scope=AGENT) == ""
+
+
+def test_finishing_the_same_run_twice_stores_one_record(mem: aa.Memory) -> None:
+    first = learn(mem, run_id="host-run-7")
+    second = learn(mem, run_id="host-run-7")
+    assert first.experience is not None and second.experience is not None
+    assert first.experience.id == second.experience.id
+    assert len(mem.lessons(scope=AGENT)) == 1
+    assert first.finish() is first.experience  # idempotent on the recorder too
+
+
+def test_failed_check_quarantines_and_never_injects(mem: aa.Memory) -> None:
+    with mem.run("Refund ticket 42 is stuck in pending", scope=AGENT) as run:
+        run.tool("run_refund_check", args={"strategy": "retry"}, error="LockHeldError: held")
+        run.check("refund-issued", passed=False)
+    assert run.experience is not None and run.experience.status is aa.Status.QUARANTINED
+    assert mem.search("refund stuck pending", scope=AGENT) == []
+    [lesson] = mem.lessons(scope=AGENT)
+    assert not lesson.eligible and lesson.reason == "status is Quarantined"
+
+
+def test_no_verdict_stores_nothing(mem: aa.Memory) -> None:
+    with mem.run("Refund ticket 42 is stuck", scope=AGENT) as run:
+        run.tool("run_refund_check", result="issued")
+    with mem.run("Refund ticket 43 is stuck", scope=AGENT) as run2:
+        run2.check("refund-issued", passed=None)
+    assert run.experience is None and run2.experience is None
+    assert mem.lessons(scope=AGENT) == []
+
+
+def test_a_half_finished_run_is_never_visible(mem: aa.Memory) -> None:
+    run = mem.run("Refund ticket 42 is stuck in pending", scope=AGENT)
+    run.tool("run_refund_check", result="issued")
+    run.check("refund-issued", passed=True)
+    assert mem.search("refund stuck pending", scope=AGENT) == []
+    run.finish()
+    assert len(mem.search("refund stuck pending", scope=AGENT)) == 1
+
+
+def test_tenants_never_see_each_other(mem: aa.Memory) -> None:
+    learn(mem, scope=ACME, run_id="same-run")
+    learn(mem, scope=OTHER, run_id="same-run")
+    assert len(mem.lessons(scope=ACME)) == 1 and len(mem.lessons(scope=OTHER)) == 1
+    other_app = aa.Scope(tenant="acme", app="billing", project="refunds")
+    assert mem.search("refund stuck pending", scope=other_app) == []
+
+
+def test_exception_in_the_block_is_recorded_as_a_failed_attempt(mem: aa.Memory) -> None:
+    with pytest.raises(RuntimeError), mem.run("Refund ticket 9 is stuck", scope=AGENT) as run:
+        run.check("refund-issued", passed=False)
+        raise RuntimeError("boom")
+    assert run.experience is not None and "RuntimeError" in run.experience.lesson
+
+
+def test_secrets_never_stored(mem: aa.Memory) -> None:
+    with mem.run("Rotate the deploy key for the registry", scope=AGENT) as run:
+        run.tool(
+            "login",
+            args={"password": "hunter2-very-secret", "strategy": "token sk-abcdefghijklmnopqrstuvwxyz123456"},
+            error="AuthError: token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlc2lnbmF0dXJl rejected",
+        )
+        run.check("rotated", passed=False)
+    stored = [e.to_dict() for e in mem.export()]
+    text = repr(stored)
+    for secret in ("hunter2", "sk-abcdefghijklmnopqrstuvwxyz123456", "eyJhbGciOiJIUzI1NiJ9"):
+        assert secret not in text
+
+
+def test_memory_never_raises_into_the_agent(mem: aa.Memory) -> None:
+    reported: list[tuple[BaseException, str]] = []
+    with mem.run("Refund ticket 42 is stuck", scope=AGENT, on_error=lambda e, w: reported.append((e, w))) as run:
+        run.tool("run_refund_check", args={"strategy": object()}, result=object())
+        run.check("refund-issued", passed=True)
+    assert [w for _, w in reported] == ["run.tool", "run.tool"]
+    assert all(isinstance(e, aa.ValidationError) for e, _ in reported)
+    assert run.experience is not None  # the run still teaches, the bad values marked
+
+
+def test_store_failure_goes_to_on_error(tmp_path: Path) -> None:
+    reported: list[str] = []
+    mem = aa.Memory.open(str(tmp_path / "x.db"), on_error=lambda e, w: reported.append(w))
+    run = mem.run("Refund ticket 42 is stuck", scope=AGENT)
+    run.tool("run_refund_check", result="issued")
+    run.check("refund-issued", passed=True)
+    mem.close()
+    assert run.finish() is None
+    assert reported == ["run.finish"]
+
+
+def test_add_keeps_the_given_id_and_is_idempotent(mem: aa.Memory) -> None:
+    e = make_experience("Imported lesson about certificates", scope=ACME, id="legacy-17")
+    assert mem.add(e) is True
+    assert mem.add(e) is False
+    assert mem.get("legacy-17", scope=ACME) == e
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda m: m.search("x", scope=ACME, k=0), "k"),
+        (lambda m: m.search(3, scope=ACME), "query"),
+        (lambda m: m.run("", scope=ACME), "task"),
+        (lambda m: m.run("task", scope={"tenant": "acme"}), "scope"),
+        (lambda m: m.lessons(scope=ACME, status="happy"), "status"),
+        (lambda m: aa.Scope(tenant=" ", app="a", project="p"), "scope.tenant"),
+        (lambda m: make_experience("t", scope=ACME, confidence=float("nan")), "confidence"),
+        (lambda m: make_experience("t", scope=ACME, confidence=1.5), "confidence"),
+    ],
+)
+def test_bad_input_names_the_field(mem: aa.Memory, call: Any, field: str) -> None:
+    with pytest.raises(aa.ValidationError) as info:
+        call(mem)
+    assert info.value.field == field
+
+
+def test_record_outcome_moves_confidence(mem: aa.Memory) -> None:
+    run = learn(mem)
+    assert run.experience is not None
+    updated = mem.record_outcome(run.experience.id, scope=AGENT, success=True)
+    assert updated.supporting == 2 and updated.confidence == 3 / 4 and updated.revision == 2
+
+
+def test_async_face_is_the_same_implementation(mem: aa.Memory) -> None:
+    learn(mem)
+
+    async def main() -> tuple[list[aa.Hit], str]:
+        aio = mem.aio
+        return await aio.search("refund stuck in pending", scope=AGENT), await aio.reference_block(
+            "refund stuck in pending", scope=AGENT
+        )
+
+    hits, block = asyncio.run(main())
+    assert len(hits) == 1 and block == mem.reference_block("refund stuck in pending", scope=AGENT)
