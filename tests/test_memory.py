@@ -174,3 +174,12 @@ def test_async_face_is_the_same_implementation(mem: aa.Memory) -> None:
 
     hits, block = asyncio.run(main())
     assert len(hits) == 1 and block == mem.reference_block("refund stuck in pending", scope=AGENT)
+
+
+def test_calling_a_failed_tool_again_is_a_new_attempt(mem: aa.Memory) -> None:
+    with mem.run("Refund ticket 42 is stuck in pending", scope=AGENT) as run:
+        run.tool("run_refund_check", args={"strategy": "retry"}, error="LockHeldError: held")
+        run.tool("run_refund_check", args={"strategy": "wait-for-lock"}, result="issued")
+        run.check("refund-issued", passed=True)
+    assert run.experience is not None
+    assert run.experience.lesson.startswith("Verified after 2 attempts. Failed: attempt 0 — LockHeldError.")

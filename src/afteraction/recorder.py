@@ -46,6 +46,7 @@ class _RawAttempt:
     error: str | None = None
     refused: int = 0
     failed_checks: list[str] = field(default_factory=list)
+    failed_tools: set[str] = field(default_factory=set)
 
 
 class RunRecorder:
@@ -95,7 +96,10 @@ class RunRecorder:
         error: str | BaseException | None = None,
         call_id: str | None = None,
     ) -> None:
-        """Record one tool call with its result, or its error (text or exception)."""
+        """Record one tool call with its result, or its error (text or exception).
+
+        Calling a tool again after it failed in this attempt starts a new attempt, so a
+        retry loop without ``next_attempt()`` still reads as attempts in the lesson."""
         if isinstance(error, BaseException):
             error = f"{type(error).__name__}: {error}"
         at = self._memory.now()
@@ -103,6 +107,10 @@ class RunRecorder:
             if self._done:
                 return
             attempt = self._attempts[-1]
+            if tool in attempt.failed_tools and len(self._attempts) < self._limits.max_attempts:
+                # The tool that failed is tried again: that is a new attempt.
+                attempt = _RawAttempt()
+                self._attempts.append(attempt)
             if len(attempt.calls) >= self._limits.max_calls:
                 attempt.refused += 1
                 if attempt.refused == 1:
@@ -115,6 +123,8 @@ class RunRecorder:
                     )
                 return
             attempt.calls.append(_RawCall(str(tool), args, result, error, call_id, at))
+            if error is not None:
+                attempt.failed_tools.add(tool)
 
     def next_attempt(self) -> None:
         """The task is being tried again: later tool calls belong to a new attempt."""

@@ -15,7 +15,7 @@ What is wired, all through MAF's public hooks:
   what is stored;
 - a function middleware records every tool call with its arguments and its result or
   exception; the exception propagates untouched, so MAF handles it as it would without us.
-  Calling a tool again after it failed starts a new attempt;
+  calling a tool again after it failed starts a new attempt (the recorder's rule);
 - a context provider adds the reference block for the run's task as one user message:
   at most one per request, none when no lesson qualifies.
 
@@ -31,7 +31,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from afteraction.core.tasktext import task_text
@@ -85,7 +85,6 @@ class _Run:
     scope: Scope | None = None
     task: str = ""
     recorder: RunRecorder | None = None
-    failed_tools: set[str] = field(default_factory=set)
     injected: bool = False
     ended: bool = False
 
@@ -200,9 +199,6 @@ class AfterActionMemory:
             return
         try:
             name = context.function.name
-            if name in run.failed_tools:  # the failed tool is tried again: a new attempt
-                run.recorder.next_attempt()
-                run.failed_tools.clear()
             call_id = context.metadata.get("call_id")
             run.recorder.tool(
                 name,
@@ -211,8 +207,6 @@ class AfterActionMemory:
                 error=error,
                 call_id=call_id if isinstance(call_id, str) else None,
             )
-            if error is not None:
-                run.failed_tools.add(name)
         except Exception as exc:
             self._report(exc, "maf.tool")
 
