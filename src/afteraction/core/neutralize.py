@@ -1,0 +1,251 @@
+"""Neutralize: make record text safe to place inside the reference block.
+
+The block is framed by ``BEGIN_MARKER`` and ``END_MARKER`` lines and renders fields as ``Label: value``.
+Record text is untrusted, so before it reaches a prompt ``neutralize``:
+
+1. folds compatibility look-alikes (NFKC) and removes what a reader cannot see: control, format (zero-width,
+   bidi, BOM, soft hyphen, word joiner), tag, private-use, unassigned and filler characters, variation
+   selectors; other whitespace becomes a plain space; line breaks become ``" / "`` (``one_line``) or ``"\\n"``;
+2. rewrites the marker phrases (BEGIN/END REFERENCE, UNTRUSTED REFERENCE MATERIAL, in any case, spaced out,
+   with punctuation, or with Cyrillic/Greek/accented look-alike letters) to ``[marker removed]``;
+3. defuses role and field labels at the start of a line (``System: x`` -> ``System - x``);
+4. collapses runs of three or more rule characters of one family (``=``, ``-``, ``#``, ``*``, ``~``, ``_``,
+   ``<``, ``>``, backticks, each with its dash, box-drawing and other look-alikes; spaces allowed between) to
+   two ASCII ones, which also breaks code fences;
+5. defuses chat-template tags (``</system>``, ``<|im_start|>``) to ``(/system)``, ``(im_start)``.
+
+No step can create what an earlier step looks for, so ``neutralize`` is idempotent. Ordinary ASCII text is
+checked with a few byte-level tests and returned as is.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+
+__all__ = ["BEGIN_MARKER", "END_MARKER", "LABELS", "MARKER_REMOVED", "ROLES", "is_marker_like", "neutralize"]
+
+BEGIN_MARKER = "=== BEGIN REFERENCE (UNTRUSTED REFERENCE MATERIAL) ==="
+END_MARKER = "=== END REFERENCE ==="
+LABELS = (
+    "Record", "Task", "Lesson", "Summary", "Status", "Confidence", "Checks", "Scenario", "Environment", "Symptoms",
+    "Failure", "Tried", "Worked", "Steps", "Skill", "Applicable", "Not applicable", "Authored by", "Source", "Scope",
+    "Id", "Verified",
+)  # fmt: skip
+#: Chat roles and instruction-like labels, defused like the field labels.
+ROLES = (
+    "System",
+    "Assistant",
+    "User",
+    "Developer",
+    "Tool",
+    "Human",
+    "Instruction",
+    "Instructions",
+    "Important",
+    "Note",
+)
+MARKER_REMOVED = "[marker removed]"
+
+
+def _span(first: int, last: int) -> str:
+    return "".join(map(chr, range(first, last + 1)))
+
+
+# Rule characters by family: the ASCII character first, then its look-alikes.
+_FAMILIES = (
+    "=\u2261\u2263\u2a75\u2a76\ua78a\u30a0" + _span(0x2550, 0x256C),
+    "-\u058a\u05be\u1400\u1806\u2043\u2212\u23af\u2e17\u2e1a\u2e3a\u2e3b\u2e40\u3030\ufe31\ufe32\ufe58\ufe63\uff0d"
+    "\u203e\u00af" + _span(0x2010, 0x2015) + _span(0x2500, 0x254F) + _span(0x256D, 0x259F),
+    "#\u266f\u2317",
+    "*\u2217\u204e\u2051\u2731\u2732\u2733\u2734\u2735\u273b\u273c\u273d\u274b",
+    "~\u2053\u223c\u02dc\uff5e\u301c",
+    "_\u2017",
+    "<\u00ab\u2039\u300a\u3008\u27e8\u226a\u22d8",
+    ">\u00bb\u203a\u300b\u3009\u27e9\u226b\u22d9",
+    "`\u02cb\u2035",
+)
+_RULE_CHARS = "".join(_FAMILIES)
+_RUN = re.compile(
+    "|".join(f"(?P<f{n}>[{re.escape(chars)}](?:[ ]*[{re.escape(chars)}]){{2,}})" for n, chars in enumerate(_FAMILIES))
+)
+_COLONS = ":\u2236\ua789\u02d0\u02f8\u05c3\u0589\u0703\u0704\u1804\u205a\u2982"
+
+# --- step 1: characters ----------------------------------------------------------------------------------------
+
+_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+_INVISIBLE = frozenset(
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u2800\u3164\uffa0"
+    + _span(0xFE00, 0xFE0F)
+    + _span(0xE0100, 0xE01EF)
+)
+_REMOVED_CATEGORIES = frozenset(("Cc", "Cf", "Cs", "Co", "Cn"))
+
+
+class _LazyMap(dict[int, "int | str | None"]):
+    """A ``str.translate`` table decided per code point on first sight, then cached."""
+
+    def __init__(self, decide: Callable[[str], int | str | None]) -> None:
+        super().__init__()
+        self._decide = decide
+
+    def __missing__(self, cp: int) -> int | str | None:
+        value = self[cp] = self._decide(chr(cp))
+        return value
+
+
+def _visible_char(char: str) -> int | str | None:
+    """Keep a character (its code point), delete it (None), or make it a space or a line break."""
+    if char in _LINE_BREAKS:
+        return "\n"
+    if char == "\t":
+        return " "
+    if char in _INVISIBLE:
+        return None
+    category = unicodedata.category(char)
+    if category in _REMOVED_CATEGORIES:
+        return None
+    return " " if category[0] == "Z" else ord(char)
+
+
+# Letters that look Latin but NFKC keeps apart: Cyrillic, Greek, Armenian, Cherokee, small capitals.
+_CONFUSABLES = dict(
+    zip(
+        "АВЕКМНОРСТХЅІЈаеіјорсуххѕԁһԛԝΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιϲϳɡıǀօսոցհᎪᏴᏟᎬᏀᎻᎡᏚᎢᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜ",
+        "ABEKMHOPCTXSIJaeijopcyxxsdhqwABEZHIKMNOPTYXoicjgilounghABCEGHRSTabcdefghijklmnoprstu",
+        strict=True,
+    )
+)
+_FOLDS = {
+    **_CONFUSABLES,
+    **{char: family[0] for family in _FAMILIES for char in family[1:]},
+    **dict.fromkeys(_COLONS[1:], ":"),
+}
+
+
+def _folded_char(char: str) -> int | str | None:
+    """Detection only, one character for one: look-alike letters, rules and colons fold to ASCII."""
+    if char in _FOLDS:
+        return _FOLDS[char]
+    base = unicodedata.normalize("NFD", char)[0]
+    return base if base.isascii() and base.isalpha() else ord(char)
+
+
+_VISIBLE = _LazyMap(_visible_char)
+_FOLD = _LazyMap(_folded_char)
+
+
+def _visible(text: str) -> str:
+    if text.isascii():
+        return text if text.isprintable() else text.translate(_VISIBLE)
+    for _ in range(4):  # NFKC and removal may each expose work for the other; stable after a round or two
+        done = unicodedata.normalize("NFKC", text).translate(_VISIBLE)
+        if done == text:
+            break
+        text = done
+    return text
+
+
+def _fold(text: str) -> str:
+    return text if text.isascii() else text.translate(_FOLD)
+
+
+# --- steps 2 to 5 ---------------------------------------------------------------------------------------------
+
+# no word boundary on purpose: "xEND REFERENCE" still reads as the marker (the cost: "weekend reference")
+_PHRASE = re.compile(
+    "|".join(r"[\W_]*".join(phrase) for phrase in ("beginreference", "endreference", "untrustedreferencematerial")),
+    re.IGNORECASE,
+)
+_LABEL_NAMES = "|".join(r"[\s_-]*".join(name.split()) for name in sorted((*LABELS, *ROLES), key=len, reverse=True))
+# a label at the start of a line, after spaces, bullets, quote marks, list numbers or rules, then a colon after
+# nothing but punctuation (``**System**:``, ``Lesson - :``), up to the last such colon. JSON (``{"status": 1}``)
+# is left alone.
+_LABEL = re.compile(
+    rf"^(?P<pre>[\s>#*+.()\[\]\d\u2022\u00b7\u2023\u25e6{re.escape(_RULE_CHARS)}]*)"
+    rf"(?P<label>{_LABEL_NAMES})(?![^\W_])(?:[^\w\n]|_)*[{_COLONS}]",
+    re.IGNORECASE | re.MULTILINE,
+)
+_TAG = re.compile(
+    r"<\s*\|?\s*(/?)\s*(system|assistant|user|developer|tool|human|instructions?|sys|im_start|im_end|im_sep"
+    r"|endoftext|eot_id|eom_id|start_header_id|end_header_id|begin_of_text)\b[^<>\n]{0,200}>",
+    re.IGNORECASE,
+)
+
+# byte-level checks on the folded text: controls -> 0, rule characters -> "!", spaces dropped, the rest -> "x"
+_SHAPE = bytes(
+    0 if b < 32 or b == 127 else ord("!") if chr(b) in _RULE_CHARS else b if b == 32 else ord("x") for b in range(256)
+)
+_NOT_LETTERS = bytes(b for b in range(256) if not chr(b).isascii() or not chr(b).isalpha())
+_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
+
+
+def _sub_folded(pattern: re.Pattern[str], text: str, replace: Callable[[str, re.Match[str]], str]) -> str:
+    """Replace ``pattern``'s matches in the folded text, at the same positions in ``text``."""
+    out: list[str] = []
+    end = 0
+    for match in pattern.finditer(_fold(text)):
+        out += (text[end : match.start()], replace(text, match))
+        end = match.end()
+    if not out:
+        return text
+    out.append(text[end:])
+    return "".join(out)
+
+
+def _marker(text: str, match: re.Match[str]) -> str:
+    return MARKER_REMOVED
+
+
+def _label(text: str, match: re.Match[str]) -> str:
+    return text[match.start() : match.end("label")] + " -"  # ``Lesson: x`` -> ``Lesson - x``
+
+
+def _rule(match: re.Match[str]) -> str:
+    return _FAMILIES[int(str(match.lastgroup)[1:])][0] * 2
+
+
+def _tag(match: re.Match[str]) -> str:
+    return f"({match.group(1)}{match.group(2).lower()})"
+
+
+def neutralize(text: str, *, one_line: bool = True) -> str:
+    """``text`` made safe to show inside the reference block (see the module docstring). Idempotent.
+
+    ``one_line`` joins lines with ``" / "``; otherwise line breaks are kept as ``"\\n"``.
+    """
+    if text.isascii():
+        data = text.encode("ascii")
+        shape = data.translate(_SHAPE, b" ")
+        if not (
+            b"\x00" in shape
+            or b"!!!" in shape
+            or b"<" in data
+            or (b":" in data and _LABEL.match(text))
+            or b"reference" in data.translate(_LOWER, _NOT_LETTERS)
+        ):
+            return text  # ordinary text: nothing to do
+    text = _visible(text.replace("\r\n", "\n"))
+    data = _fold(text).encode("ascii", "replace")
+    if b"reference" in data.translate(_LOWER, _NOT_LETTERS):
+        text = _sub_folded(_PHRASE, text, _marker)
+    if b":" in data:
+        labelled = _sub_folded(_LABEL, text, _label)
+        if labelled is not text:  # a defused label may now touch a rule: ``Lesson:--`` -> ``Lesson ---``
+            text = labelled
+            data = _fold(text).encode("ascii", "replace")
+    if b"!!!" in data.translate(_SHAPE, b" "):
+        text = _RUN.sub(_rule, text)
+    if b"<" in data:
+        text = _TAG.sub(_tag, text)
+    if one_line and "\n" in text:
+        text = " / ".join(line for line in (line.strip(" ") for line in text.split("\n")) if line)
+    return text
+
+
+def is_marker_like(line: str) -> bool:
+    """Whether ``line`` could be mistaken for a begin/end marker: a rule (three or more rule characters of a family,
+    spaces allowed between) or a marker phrase, after folding look-alikes and dropping invisible characters."""
+    folded = _fold(_visible(line))
+    return bool(_RUN.search(folded) or _PHRASE.search(folded))

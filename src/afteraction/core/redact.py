@@ -1,0 +1,356 @@
+"""Secrets: which field names hold them, and how to find them hiding in free text.
+
+``is_secret_name`` decides by a field's name; ``scrub_text`` replaces each secret found in free text with
+``[REDACTED:<kind>]``. Both are precise rather than greedy: ordinary words ("max_tokens", "the password reset
+flow works", "Bearer of bad news", "sk-learn") pass through untouched.
+
+Kinds: ``api_key``, ``jwt``, ``bearer``, ``basic_auth``, ``private_key``, ``url_credentials``, ``aws_key``,
+``aws_secret``, ``azure_key``, ``card``, ``email``, ``secret_assignment``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import unicodedata
+from collections.abc import Callable
+from functools import lru_cache
+
+__all__ = ["REDACTED", "is_secret_name", "redaction", "scrub_text"]
+
+REDACTED = "[REDACTED]"
+
+
+def redaction(kind: str) -> str:
+    """The marker that replaces a secret of ``kind`` found in text."""
+    return f"[REDACTED:{kind}]"
+
+
+# --- secret names -----------------------------------------------------------------------------------------------
+# A name is split into lower-case words (camelCase, kebab, snake, dots, spaces). It is secret when some word (or
+# word pair) is an *anchor* and every word after the anchor only qualifies the value (``password_hash``,
+# ``api_key_value``, ``token2``), never a property of it (``token_count``, ``password_policy``, ``secret_name``).
+
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+_ANCHORS = frozenset(
+    """password passwd pwd passphrase passcode secret secrets token bearer csrf xsrf apikey authorization auth
+    credential credentials creds cookie cookies dsn otp totp hotp pin cvv cvc ssn jwt privkey""".split()
+)
+# run-together names: ``dbpassword``, ``xapikey``, ``githubtoken`` is not listed on purpose (``token`` alone
+# as a suffix would catch ``maxtoken``-style counters)
+_COMPACT = tuple(
+    """password passwd passphrase passcode secret apikey accesstoken authtoken apitoken idtoken refreshtoken
+    sessiontoken bearertoken csrftoken xsrftoken privatekey secretkey signingkey encryptionkey sshkey accesskey
+    sessionkey masterkey connstr connectionstring databaseurl dburl cookie credential credentials cardnumber
+    ccnumber creditcard authorization""".split()
+)
+_KEY_MODS = frozenset(
+    """api private secret signing encryption decryption ssh access session master client auth crypto gpg pgp rsa
+    hmac shared account storage license webhook deploy app subscription service admin root""".split()
+)
+_URL_MODS = frozenset(
+    """database db conn connection postgres postgresql pg mysql redis mongo mongodb amqp rabbitmq broker
+    sqlalchemy""".split()
+)
+_SUFFIX_OK = frozenset(
+    """value val header hash hashed code str string text raw b64 base64 hex enc encrypted plain plaintext data env
+    var secret key keys token number num no field param input body bytes bin pem der blob confirm confirmation
+    confirmed new old current again repeat verify jar""".split()
+)
+
+
+def _anchor_ends_at(words: list[str], i: int) -> bool:
+    word = words[i]
+    if word in _ANCHORS or word.endswith(_COMPACT):
+        return True
+    prev = words[i - 1] if i else ""
+    if word in ("key", "keys"):
+        return prev in _KEY_MODS
+    if word in ("url", "uri"):
+        return prev in _URL_MODS
+    if word in ("str", "string"):
+        return prev in ("conn", "connection")
+    if word in ("number", "num", "no"):
+        return prev in ("card", "cc")
+    if word == "card":
+        return prev == "credit"
+    if word == "code":
+        return prev in ("security", "mfa", "verification")
+    return False
+
+
+@lru_cache(maxsize=8192)
+def is_secret_name(name: str) -> bool:
+    """Whether a field called ``name`` holds a secret (``api_key``, ``X-Api-Key``, ``clientSecret``, ``DB_PASSWORD``).
+
+    Counts and settings that merely contain such a word are not secret: ``max_tokens``, ``token_count``,
+    ``tokenizer``, ``author``, ``keyboard``, ``primary_key``, ``password_policy``.
+    """
+    if not name.isascii():
+        name = unicodedata.normalize("NFKC", name)
+    words = [word.lower() for word in _WORD.findall(name)]
+    tail_ok = True  # every word after position i qualifies the value
+    for i in range(len(words) - 1, -1, -1):
+        if tail_ok and _anchor_ends_at(words, i):
+            return True
+        tail_ok = tail_ok and (words[i] in _SUFFIX_OK or words[i].isdigit())
+    return False
+
+
+# --- secrets in text ----------------------------------------------------------------------------------------------
+# Ordinary text must cost little, so each kind of secret has a cheap necessary condition checked first on the
+# text's bytes (a 16-character token-like run, a 13-digit card shape, an ``@``, a secret name before a ``:``/``=``).
+# Only then does its scan run; a scan's candidates are validated (a key needs digits, a card the Luhn check, a
+# bearer token must look like a credential) before anything is replaced.
+
+_TOKENS = re.compile(
+    # each alternative starts with a literal, mostly a rare one (the ``-`` of ``sk-``, the ``J`` of ``eyJ``), so the
+    # engine skips in C to the next possible start; ``_token`` finds where the token really begins
+    "|".join(
+        (
+            r"-(?<=sk-)[A-Za-z0-9_-]{20,}",  # OpenAI (sk-, sk-proj-, ...), Anthropic (sk-ant-)
+            r"-(?<=glpat-)[A-Za-z0-9_-]{20,}",  # GitLab
+            r"-(?<=xox[abposre]-)[A-Za-z0-9-]{11,}",  # Slack
+            r"_(?<=[sr]k_)(?:live|test)_[0-9A-Za-z]{16,}",  # Stripe
+            r"_(?<=gh[pousr]_)[A-Za-z0-9]{30,}",  # GitHub
+            r"_(?<=github_)pat_[A-Za-z0-9_]{30,}",
+            r"_(?<=hf_)[A-Za-z0-9]{30,}",  # Hugging Face
+            r"_(?<=npm_)[A-Za-z0-9]{36}",  # npm
+            r"A(?:Iza[0-9A-Za-z_-]{35}|(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9]))",  # Google; AWS access key id
+            r"SG\.[A-Za-z0-9_-]{16,128}\.[A-Za-z0-9_-]{16,}",  # SendGrid
+            r"J(?<=eyJ)[A-Za-z0-9_-]{13,2048}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",  # JWT (its header holds "alg")
+            r"B(?:earer|EARER|asic|ASIC)[ \t]+[A-Za-z0-9._~+/=-]{8,}",  # HTTP auth schemes in text
+            r"b(?:earer|asic)[ \t]+[A-Za-z0-9._~+/=-]{8,}",
+        )
+    )
+)
+_TOKEN_PREFIXES = {
+    "-": frozenset(("sk", "glpat", *(f"xox{c}" for c in "abposre"))),
+    "_": frozenset(("sk", "rk", "github", "hf", "npm", *(f"gh{c}" for c in "pousr"))),
+    "J": frozenset(("ey",)),
+}
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+_CARD = re.compile(
+    r"[0-9](?<![0-9.][0-9])"  # not inside a longer number
+    r"(?:[0-9]{12,18}|[0-9]{3}(?:[ -][0-9]{4}){2,3}(?:[ -][0-9]{1,3})?|[0-9]{3}[ -][0-9]{6}[ -][0-9]{4,5})(?![0-9])"
+)
+
+_DIGITS = re.compile("[0-9]+")
+
+_SEPARATOR = re.compile("[:=]")
+# names before separators, read on the reversed text: ``"name": value`` reversed is ``eulav :"eman"``
+_NAMES_REVERSED = re.compile(r"[:=>]=?[ \t]*(?:[\"']\\?)?([\w.-]{1,64})", re.ASCII)
+_NAME_BEFORE = re.compile(r"[ \t]*(?P<q>[\"']\\?|)(?P<name>[\w.-]{1,64})(?![\w.-])", re.ASCII)
+_VALUE = re.compile(
+    r"""[ \t]*(?P<scheme>(?i:bearer|basic|token|digest)[ \t]+)?
+    (?P<val>\[REDACTED[^\]\n]{0,40}\]
+      |"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\\"(?:[^"\\\n]|\\[^"\n])*\\"
+      |[^\s,;&"'\\)\]}<>]+
+      |(?:["']|\\")[^\n]*)  # a quote left open: the rest of the line""",
+    re.VERBOSE,
+)
+_HEADERS = frozenset(("authorization", "proxy-authorization", "cookie", "set-cookie"))
+_AZURE = frozenset(("accountkey", "sharedaccesskey", "sharedaccesssignature", "sig"))
+
+_PEM = re.compile(  # a block left open runs to the end of the text
+    r"-----BEGIN [ A-Z0-9]{0,40}PRIVATE KEY[ A-Z]{0,20}-----[\s\S]*?"
+    r"(?:-----END [ A-Z0-9]{0,40}PRIVATE KEY[ A-Z]{0,20}-----|\Z)"
+)
+_URL_CREDENTIALS = re.compile(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}://)[^\s/?#@:]*:[^\s/?#]*@")
+_AWS_SECRET = re.compile(r"(?i:aws|secret)[^\n]{0,48}?(?<![A-Za-z0-9/+])(?P<key>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
+_EMAIL = re.compile(
+    r"(?<![\w.%+-])[\w.%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![\w-])", re.ASCII
+)
+
+# byte shapes for the cheap checks: token characters -> "a" (every provider token has a run of 16); digits -> "0",
+# card separators dropped (a card leaves a run of 13)
+_RUN_SHAPE = bytes(ord("a") if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "_-") else 32 for b in range(256))
+_DIGIT_SHAPE = bytes(ord("0") if 48 <= b <= 57 else ord("x") for b in range(256))
+
+_Hit = tuple[int, int, str]  # replace text[start:end] with the string
+
+
+def _looks_like_credential(token: str) -> bool:
+    """A bearer token: long, and mixing letters with digits, or base64/hex-ish."""
+    if len(token) < 16:
+        return False
+    letters = any(c.isalpha() for c in token)
+    if letters and any(c.isdigit() for c in token):
+        return True
+    if letters and any(c in "+/=._~" for c in token):
+        return True
+    return len(token) >= 24 and any(c.isupper() for c in token) and any(c.islower() for c in token)
+
+
+def _is_basic_credential(token: str) -> bool:
+    """``Basic <b64>`` only when it decodes to ``user:password``."""
+    try:
+        decoded = base64.b64decode(token, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, char in enumerate(reversed(digits)):
+        d = ord(char) - 48
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _token(text: str, match: re.Match[str]) -> _Hit | None:
+    start, end = match.span()
+    found = match.group(0)
+    anchor = found[0]
+    prefixes = _TOKEN_PREFIXES.get(anchor)
+    if prefixes is not None:  # the match starts inside the token: find its letters before the anchor
+        while start and text[start - 1].isalpha():
+            start -= 1
+        if text[start : match.start()] not in prefixes:
+            return None  # ``mask-...``, ``task_...``
+    if start and text[start - 1] in _WORD_CHARS:
+        return None  # inside a longer word: ``xAKIA...``
+    if anchor in "Bb":
+        cred = found.split(None, 1)[1]
+        if found[:4].lower() == "bear":
+            kind, secret = "bearer", _looks_like_credential(cred)
+        else:
+            kind, secret = "basic_auth", _is_basic_credential(cred)
+        return (end - len(cred), end, redaction(kind)) if secret else None
+    if anchor == "J":
+        return start, end, redaction("jwt")
+    if anchor == "A" and found[1] != "I":
+        return start, end, redaction("aws_key")
+    if text.startswith("sk-", start):
+        body = found[1:]
+        if not (any(c.isdigit() for c in body) and any(c.isalpha() for c in body)):
+            return None  # ``sk-learn-compatible-estimator``
+    return start, end, redaction("api_key")
+
+
+def _card_span(match: re.Match[str]) -> tuple[int, int] | None:
+    """The longest run of the candidate's digit groups that is a card number (13-19 digits, 2-6, Luhn)."""
+    found = match.group(0)
+    groups = [group.span() for group in _DIGITS.finditer(found)]
+    for i in range(len(groups)):
+        for j in range(len(groups) - 1, i - 1, -1):
+            digits = "".join(found[a:b] for a, b in groups[i : j + 1])
+            if 13 <= len(digits) <= 19 and digits[0] in "23456" and _luhn(digits):
+                return match.start() + groups[i][0], match.start() + groups[j][1]
+    return None
+
+
+def _cards(text: str) -> str:
+    parts: list[str] = []
+    done = 0
+    match = _CARD.search(text)
+    while match is not None:
+        span = _card_span(match)
+        if span is None:  # try again from the candidate's next digit group
+            match = _CARD.search(text, match.start() + 1)
+            continue
+        parts += (text[done : span[0]], redaction("card"))
+        done = span[1]
+        match = _CARD.search(text, done)
+    if not parts:
+        return text
+    parts.append(text[done:])
+    return "".join(parts)
+
+
+@lru_cache(maxsize=8192)
+def _secret_reversed(reversed_name: str) -> bool:
+    name = reversed_name[::-1]
+    return name.lower() in _AZURE or is_secret_name(name)
+
+
+def _assignment(text: str, match: re.Match[str], reverse: str) -> _Hit | None:
+    """``name: value`` or ``name=value`` at a separator: the value's span, if the name is secret."""
+    at = match.start()
+    named = _NAME_BEFORE.match(reverse, len(text) - at)
+    if named is None:
+        return None
+    name = named["name"][::-1]
+    azure = name.lower() in _AZURE
+    if not (azure or is_secret_name(name)):
+        return None
+    after = at + 1
+    if text.startswith(">" if text[at] == "=" else "=", after):
+        after += 1  # ``=>`` or ``:=``
+    value = _VALUE.match(text, after)
+    if value is None or value["val"].startswith("["):
+        return None  # nothing there, or already redacted
+    start, end = value.span("val")
+    found = value["val"]
+    scheme = (value["scheme"] or "").strip().lower()
+    kind = "azure_key" if azure else {"bearer": "bearer", "basic": "basic_auth"}.get(scheme, "secret_assignment")
+    if found[0] in "\"'\\":
+        quote = 2 if found[0] == "\\" else 1
+        if len(found) <= 2 * quote:
+            return None  # an empty value hides nothing
+        if found.endswith(found[:quote]):
+            return start + quote, end - quote, redaction(kind)
+        return start + quote, end, redaction(kind)  # an open quote: to the end of the line
+    if text[at] == ":" and not named["q"] and name.lower() in _HEADERS:
+        line_end = text.find("\n", end)  # a header's value runs to the end of its line
+        end = len(text) if line_end < 0 else line_end
+        if text[end - 1 : end] == "\r":
+            end -= 1
+    return start, end, redaction(kind)
+
+
+def _replace(text: str, pattern: re.Pattern[str], hit: Callable[[str, re.Match[str]], _Hit | None]) -> str:
+    """Replace the spans ``hit`` returns for ``pattern``'s candidates; candidates inside a replaced span are skipped."""
+    parts: list[str] = []
+    done = 0
+    for match in pattern.finditer(text):
+        if match.start() < done:
+            continue
+        found = hit(text, match)
+        if found is not None:
+            start, end, replacement = found
+            parts += (text[done:start], replacement)
+            done = end
+    if not parts:
+        return text
+    parts.append(text[done:])
+    return "".join(parts)
+
+
+def _aws_secret(match: re.Match[str]) -> str:
+    key = match["key"]
+    if not (any(c.isdigit() or c in "/+" for c in key) and any(c.isupper() for c in key) and key.lower() != key):
+        return match.group(0)
+    return match.group(0)[: match.start("key") - match.start()] + redaction("aws_secret")
+
+
+def scrub_text(text: str) -> str:
+    """``text`` with every secret found in it replaced by ``[REDACTED:<kind>]``; ordinary words are untouched."""
+    if len(text) < 20 and text.replace("_", "").isalpha():
+        return text  # a short word: no secret fits in it
+    data = text.encode("utf-8", "surrogatepass")
+    lower = data.lower()
+    if b"PRIVATE KEY" in data:
+        text = _PEM.sub(redaction("private_key"), text)
+    at_sign = b"@" in data
+    if at_sign and b"://" in data:
+        text = _URL_CREDENTIALS.sub(lambda m: m.group(1) + redaction("url_credentials") + "@", text)
+    if b"a" * 16 in data.translate(_RUN_SHAPE) or b"earer" in lower or b"asic" in lower:
+        text = _replace(text, _TOKENS, _token)
+    if b":" in data or b"=" in data:
+        reverse = text[::-1]
+        if any(map(_secret_reversed, _NAMES_REVERSED.findall(reverse))):
+            text = _replace(text, _SEPARATOR, lambda t, m: _assignment(t, m, reverse))
+    if b"0" * 13 in data.translate(_DIGIT_SHAPE, b" -"):
+        text = _cards(text)
+    if b"secret" in lower or b"aws" in lower:
+        text = _AWS_SECRET.sub(_aws_secret, text)
+    if at_sign:
+        text = _EMAIL.sub(redaction("email"), text)
+    return text

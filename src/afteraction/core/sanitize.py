@@ -1,0 +1,221 @@
+"""Sanitize at capture: secrets are never stored, and every value is bounded.
+
+``sanitize`` turns any captured value into a JSON-compatible copy: values under secret-named keys become
+``"[REDACTED]"`` at any depth, secrets in strings become ``[REDACTED:<kind>]`` (see ``afteraction.core.redact``),
+and strings, objects, lists and nesting are cut at ``Limits`` with a visible marker. ``sanitize_args`` does the
+same for tool arguments, keeping a value only when its argument is allow-listed.
+
+Decisions:
+- NaN and infinite floats become ``None`` (JSON has no such numbers; ``null`` is what JSON serializers emit).
+- Tuples become lists; any other ``Mapping`` becomes a dict. Bytes, sets, objects raise ``ValidationError``
+  naming the dotted path (``args.nested[2].x``), as do non-string keys. Values past a cut are not inspected.
+- A string keeps its first ``max_string`` characters, then ``…[cut N chars]``; secrets are redacted before the
+  cut, so a cut never leaves half a secret behind. Keys are scrubbed too and cut at 256 characters.
+- ``allow`` names top-level keys; values it leaves out are still checked, so a bad value raises whether or not
+  it is kept (the allow-list decides what is stored, not what is valid).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, fields
+from typing import Any, TypeAlias
+
+from afteraction.core.redact import REDACTED, is_secret_name, scrub_text
+from afteraction.errors import ConfigError, ValidationError
+
+__all__ = [
+    "CUT",
+    "LIMITS",
+    "OMITTED",
+    "REDACTED",
+    "CutMarkers",
+    "Limits",
+    "cut_text",
+    "is_secret_name",
+    "sanitize",
+    "sanitize_args",
+    "scrub_text",
+]
+
+OMITTED = "[omitted]"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds of what is captured. Sizes count characters, fields (keys per object) and items (per list)."""
+
+    max_depth: int = 8
+    max_fields: int = 64
+    max_items: int = 64
+    max_string: int = 4096
+    max_attempts: int = 20
+    max_calls: int = 100
+    max_task: int = 4096
+
+    def __post_init__(self) -> None:
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"Limits.{spec.name} must be a positive integer, got {value!r}")
+
+
+LIMITS = Limits()
+
+
+@dataclass(frozen=True, slots=True)
+class CutMarkers:
+    """The visible markers left where something was cut."""
+
+    chars: str = "…[cut {n} chars]"  # appended to a cut string
+    fields: str = "[cut {n} more fields]"  # the value of a last ``"…"`` key
+    items: str = "[cut {n} more items]"  # a last list item
+    key: str = "…"
+    deep: str = "[cut: too deep]"
+    cycle: str = "[cut: cycle]"
+
+
+CUT = CutMarkers()
+
+# Strings far over the limit are trimmed before scrubbing (a cut is coming anyway), back to whitespace so the
+# trim cannot leave an unrecognisable half of a secret inside the kept part.
+_SCAN_MARGIN = 16_384
+
+
+def cut_text(text: str, limit: int, *, cut: int = 0) -> str:
+    """``text`` cut to ``limit`` characters followed by the cut marker (``cut`` more characters already gone)."""
+    over = len(text) - limit
+    if over <= 0 and not cut:
+        return text
+    return text[:limit] + CUT.chars.format(n=max(over, 0) + cut)
+
+
+def _string(text: str, limit: int) -> str:
+    dropped = 0
+    if len(text) > limit + _SCAN_MARGIN:
+        head = text[: limit + _SCAN_MARGIN]
+        if not text[len(head)].isspace():  # the trim split a word: drop it (up to 4096 characters of it)
+            last = head[-4096:].rsplit(None, 1)
+            head = head[: len(head) - len(last[-1])] if len(last) == 2 else head[:-4096]
+        dropped = len(text) - len(head)
+        text = head
+    return cut_text(scrub_text(text), limit, cut=dropped)
+
+
+def _type_name(value: object) -> str:
+    return type(value).__name__
+
+
+# A path is built only when an error needs it: the field name, or (parent path, key or index).
+_Path: TypeAlias = "str | tuple[_Path, str | int]"
+
+
+def _dotted(path: _Path) -> str:
+    if isinstance(path, str):
+        return path
+    parent, step = path
+    if isinstance(step, int):
+        return f"{_dotted(parent)}[{step}]"
+    return f"{_dotted(parent)}.{step}" if step.isidentifier() else f"{_dotted(parent)}[{step!r}]"
+
+
+class _Walk:
+    """One sanitize pass: the limits, the allow-list of top-level keys, and the containers open on the way down."""
+
+    def __init__(self, limits: Limits, allow: Collection[str] | None) -> None:
+        self.limits = limits
+        self.allow = None if allow is None or "*" in allow else frozenset(allow)
+        self.open: set[int] = set()
+
+    def value(self, value: Any, path: _Path, depth: int, keep: bool = True) -> Any:
+        """The sanitized copy of ``value``; with ``keep`` false, only checked (the result is not used)."""
+        kind = type(value)
+        if kind is str:
+            return _string(value, self.limits.max_string) if keep else None
+        if value is None or kind is bool or kind is int:
+            return value
+        if kind is float:
+            return value if math.isfinite(value) else None
+        if kind is dict or kind is list or kind is tuple:
+            return self.container(value, path, depth, keep)
+        # subclasses: enum members, named tuples, ordered and other mappings
+        if isinstance(value, str):
+            return _string(str.__str__(value), self.limits.max_string) if keep else None
+        if isinstance(value, (bool, int)):
+            return int(value) if not isinstance(value, bool) else bool(value)
+        if isinstance(value, float):
+            return float(value) if math.isfinite(value) else None
+        if isinstance(value, (Mapping, list, tuple)):
+            return self.container(value, path, depth, keep)
+        raise ValidationError(_dotted(path), f"is not JSON-serializable (got {_type_name(value)})")
+
+    def container(self, value: Any, path: _Path, depth: int, keep: bool) -> Any:
+        if depth >= self.limits.max_depth:
+            return CUT.deep
+        if id(value) in self.open:
+            return CUT.cycle
+        self.open.add(id(value))
+        try:
+            if isinstance(value, Mapping):
+                return self.mapping(value, path, depth, keep)
+            return self.sequence(value, path, depth, keep)
+        finally:
+            self.open.discard(id(value))
+
+    def mapping(self, value: Mapping[Any, Any], path: _Path, depth: int, keep: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        limit = self.limits.max_fields
+        allow = self.allow if depth == 0 else None
+        for n, (key, item) in enumerate(value.items()):
+            if n == limit:
+                out[CUT.key] = CUT.fields.format(n=len(value) - limit)
+                break
+            if type(key) is not str:
+                if not isinstance(key, str):
+                    rule = f"has a key that is not a string (got {_type_name(key)})"
+                    raise ValidationError(_dotted(path), rule)
+                key = str.__str__(key)
+            name = _string(key, 256)
+            while name in out:  # two keys that read the same once redacted or cut
+                name += "'"
+            if is_secret_name(key):
+                out[name] = REDACTED
+            elif allow is not None and key not in allow:
+                self.value(item, (path, name), depth + 1, keep=False)  # checked, not kept
+                out[name] = OMITTED
+            else:
+                out[name] = self.value(item, (path, name), depth + 1, keep)
+        return out
+
+    def sequence(self, value: list[Any] | tuple[Any, ...], path: _Path, depth: int, keep: bool) -> list[Any]:
+        limit = self.limits.max_items
+        out = [self.value(item, (path, n), depth + 1, keep) for n, item in enumerate(value[:limit])]
+        if len(value) > limit:
+            out.append(CUT.items.format(n=len(value) - limit))
+        return out
+
+
+def sanitize(value: Any, *, field: str = "value", allow: Collection[str] | None = None, limits: Limits = LIMITS) -> Any:
+    """A JSON-compatible copy of ``value`` with secrets redacted and sizes cut at ``limits``.
+
+    ``allow`` lists the top-level keys of a mapping whose values are kept (``"*"``: all; ``None``, the default:
+    all); the values of other keys are checked, then replaced by ``"[omitted]"``. Values under secret-named keys
+    are ``"[REDACTED]"`` at any depth, allow-listed or not. Raises ``ValidationError`` naming the path (starting
+    at ``field``) of a value that is not JSON-serializable or of a mapping with a non-string key.
+    """
+    return _Walk(limits, allow).value(value, field, 0)
+
+
+def sanitize_args(
+    args: Mapping[str, Any], *, allow: Collection[str] = (), field: str = "args", limits: Limits = LIMITS
+) -> dict[str, Any]:
+    """Tool arguments as stored: every key kept, a value kept (sanitized) only when its key is in ``allow``.
+
+    ``"*"`` in ``allow`` keeps every value. Secret-named arguments are ``"[REDACTED]"`` even when allow-listed.
+    Every value is checked, kept or not, so a bad argument raises whatever the allow-list says.
+    """
+    if not isinstance(args, Mapping):
+        raise ValidationError(field, f"must be a mapping of argument names to values (got {_type_name(args)})")
+    out: dict[str, Any] = _Walk(limits, allow).value(args, field, 0)
+    return out
