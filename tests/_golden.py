@@ -16,4 +16,8 @@ def assert_golden(name: str, actual: str) -> None:
         return
     assert path.exists(), f"no golden file {path}; run with AFTERACTION_REGEN_GOLDEN=1 to create it"
     expected = path.read_text(encoding="utf-8")
+    if actual != expected:
+        import difflib
+
+        print("".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True))))
     assert actual == expected, f"output differs from {path} (AFTERACTION_REGEN_GOLDEN=1 regenerates it)"

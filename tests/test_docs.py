@@ -40,11 +40,13 @@ def test_readme_python_example_prints_what_readme_shows(tmp_path: Path, monkeypa
 
 def cli_reference() -> str:
     parts = ["# Command-line reference\n\nGenerated from `afteraction --help`; a test keeps it current.\n"]
-    ctx = click.Context(main, info_name="afteraction")
+    ctx = click.Context(
+        main, info_name="afteraction", terminal_width=100, max_content_width=100, **main.context_settings
+    )
     parts.append(f"## afteraction\n\n```\n{main.get_help(ctx)}\n```\n")
     for name in sorted(main.commands):  # type: ignore[attr-defined]
         command = main.commands[name]  # type: ignore[attr-defined]
-        sub = click.Context(command, info_name=name, parent=ctx)
+        sub = click.Context(command, info_name=name, parent=ctx, terminal_width=100, max_content_width=100)
         parts.append(f"## afteraction {name}\n\n```\n{command.get_help(sub)}\n```\n")
     return "\n".join(parts)
 

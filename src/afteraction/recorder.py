@@ -16,7 +16,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from afteraction.core.distill import distill
-from afteraction.core.sanitize import Limits, sanitize, sanitize_args, scrub_text
+from afteraction.core.sanitize import Limits, cut_text, sanitize, sanitize_args, scrub_text
 from afteraction.core.verify import Verifier, verify
 from afteraction.errors import ValidationError
 from afteraction.model import Attempt, Evidence, Experience, Run, Scope, Skill, ToolCall
@@ -213,7 +213,7 @@ class RunRecorder:
         )
 
     def _cut(self, text: str) -> str:
-        return sanitize(text, limits=self._limits)  # type: ignore[no-any-return]
+        return cut_text(text, self._limits.max_string)
 
     def _sanitized_call(self, attempt: int, n: int, call: _RawCall) -> ToolCall:
         where = f"attempts[{attempt}].calls[{n}]"
