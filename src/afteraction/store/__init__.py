@@ -1,0 +1,58 @@
+"""Storage: the ``Store`` contract and its backends, and ``open_store`` to pick one by URL.
+
+=========================================  ==============================================
+``":memory:"``                             ``MemoryStore`` (nothing survives the process)
+``sqlite:///relative.db``                  ``SQLiteStore`` (SQLAlchemy style: three slashes
+``sqlite:////absolute.db``                 then the path, so four for an absolute path)
+``sqlite:path`` or a plain path            ``SQLiteStore``
+=========================================  ==============================================
+"""
+
+from __future__ import annotations
+
+import re
+
+from afteraction.errors import ConfigError
+from afteraction.store.base import Candidate, Store
+from afteraction.store.memory import MemoryStore
+from afteraction.store.sqlite import SQLiteStore
+
+__all__ = ["Candidate", "MemoryStore", "SQLiteStore", "Store", "open_store"]
+
+_ACCEPTED = "':memory:', 'sqlite:///relative/path.db', 'sqlite:////absolute/path.db', 'sqlite:path' or a file path"
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+
+
+def open_store(url: str) -> Store:
+    """The store a URL names. Raises ConfigError for anything this install cannot open."""
+    if not isinstance(url, str) or not url.strip():
+        raise ConfigError(f"store URL {url!r} is empty; use {_ACCEPTED}")
+    if url == ":memory:":
+        return MemoryStore()
+    scheme_match = _SCHEME.match(url)
+    scheme = scheme_match.group(1).lower() if scheme_match else ""
+    if len(scheme) == 1:  # a Windows drive letter: C:\\data\\memory.db
+        scheme = ""
+    if scheme == "sqlite":
+        rest = url[len("sqlite:") :]
+        path = rest[3:] if rest.startswith("///") else rest
+        if rest.startswith("//") and not rest.startswith("///"):
+            raise ConfigError(f"store URL {url!r} names a host; use {_ACCEPTED}")
+        if not path:
+            raise ConfigError(f"store URL {url!r} has no path; use {_ACCEPTED}")
+        return SQLiteStore(path)
+    if scheme in ("postgresql", "postgres") or scheme.startswith(("postgresql+", "postgres+")):
+        raise ConfigError(
+            f"store URL {_redact(url)!r}: the PostgreSQL backend is not available yet; "
+            "it will come with the 'postgres' extra (pip install 'afteraction[postgres]')"
+        )
+    if scheme in ("http", "https"):
+        raise ConfigError(f"store URL {url!r}: the remote client (for an afteraction server) is not available yet")
+    if scheme:
+        raise ConfigError(f"store URL {_redact(url)!r} is not one afteraction can open; use {_ACCEPTED}")
+    return SQLiteStore(url)
+
+
+def _redact(url: str) -> str:
+    """The URL without a password, for error messages."""
+    return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", url)

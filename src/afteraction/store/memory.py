@@ -1,0 +1,313 @@
+"""MemoryStore: the in-process backend, for tests, notebooks and short-lived agents.
+
+Rows live in a dict keyed by (tenant, id), behind one lock. Search is BM25 (k1 1.2, b 0.75)
+over Snowball stems of task, summary and lesson, task weighted 2 like the SQLite backend.
+Each (tenant, app, project) has its own inverted index, and the corpus statistics (number of
+documents, average length, document frequencies) are taken over the rows the caller sees that
+are eligible, so rows the caller may not see never influence a score.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from afteraction.core.text import stem, tokenize
+from afteraction.errors import ConflictError, NotFoundError, ValidationError
+from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
+from afteraction.store.base import Candidate
+
+__all__ = ["MemoryStore"]
+
+K1 = 1.2
+B = 0.75
+TASK_WEIGHT = 2.0
+
+_Key = tuple[str, str]  # (tenant, id)
+_PartitionKey = tuple[str, str, str]  # (tenant, app, project)
+_GroupKey = tuple[str | None, str | None, str | None]  # (team, agent, user)
+
+
+@dataclass(slots=True)
+class _Doc:
+    """One stored record with what search needs: weighted term frequencies and length."""
+
+    experience: Experience
+    tf: dict[str, float]
+    length: int
+
+    @classmethod
+    def of(cls, experience: Experience) -> _Doc:
+        tf: dict[str, float] = {}
+        length = 0
+        for text, weight in ((experience.task, TASK_WEIGHT), (experience.summary, 1.0), (experience.lesson, 1.0)):
+            for token in tokenize(text):
+                key = stem(token)
+                tf[key] = tf.get(key, 0.0) + weight
+                length += 1
+        return cls(experience, tf, length)
+
+    def eligible(self, now: datetime, min_confidence: float) -> bool:
+        exp = self.experience
+        return (
+            exp.status in ELIGIBLE_STATUSES
+            and exp.confidence >= min_confidence
+            and (exp.expires_at is None or exp.expires_at > now)
+        )
+
+
+@dataclass(slots=True)
+class _Group:
+    """The records of one (team, agent, user) within a partition. ``stats`` caches, per
+    confidence floor, the count and total length of status-eligible records at or above it."""
+
+    ids: set[str] = field(default_factory=set)
+    eligible: dict[str, _Doc] = field(default_factory=dict)
+    expiring: set[str] = field(default_factory=set)
+    stats: dict[float, list[int]] = field(default_factory=dict)
+
+    def add(self, doc: _Doc) -> None:
+        exp = doc.experience
+        self.ids.add(exp.id)
+        if exp.status in ELIGIBLE_STATUSES:
+            self.eligible[exp.id] = doc
+            if exp.expires_at is not None:
+                self.expiring.add(exp.id)
+            self._adjust(doc, 1)
+
+    def remove(self, doc: _Doc) -> None:
+        exp = doc.experience
+        self.ids.discard(exp.id)
+        if self.eligible.pop(exp.id, None) is not None:
+            self.expiring.discard(exp.id)
+            self._adjust(doc, -1)
+
+    def _adjust(self, doc: _Doc, sign: int) -> None:
+        for floor, totals in self.stats.items():
+            if doc.experience.confidence >= floor:
+                totals[0] += sign
+                totals[1] += sign * doc.length
+
+    def totals(self, now: datetime, min_confidence: float) -> tuple[int, int]:
+        """(documents, total length) of the eligible records at ``now``."""
+        totals = self.stats.get(min_confidence)
+        if totals is None:
+            if len(self.stats) >= 8:  # callers use one or two floors; do not grow without bound
+                self.stats.clear()
+            above = [d for d in self.eligible.values() if d.experience.confidence >= min_confidence]
+            totals = self.stats[min_confidence] = [len(above), sum(d.length for d in above)]
+        count, length = totals
+        for id in self.expiring:
+            doc = self.eligible[id]
+            if doc.experience.confidence >= min_confidence and not doc.eligible(now, min_confidence):
+                count -= 1  # eligible but for its expiry
+                length -= doc.length
+        return count, length
+
+
+@dataclass(slots=True)
+class _Partition:
+    """The records of one (tenant, app, project): an inverted index and the groups."""
+
+    postings: dict[str, set[str]] = field(default_factory=dict)
+    docs: dict[str, _Doc] = field(default_factory=dict)
+    groups: dict[_GroupKey, _Group] = field(default_factory=dict)
+
+    def add(self, doc: _Doc) -> None:
+        exp = doc.experience
+        self.docs[exp.id] = doc
+        for term in doc.tf:
+            self.postings.setdefault(term, set()).add(exp.id)
+        self.groups.setdefault(_group_key(exp.scope), _Group()).add(doc)
+
+    def remove(self, doc: _Doc) -> None:
+        exp = doc.experience
+        del self.docs[exp.id]
+        for term in doc.tf:
+            ids = self.postings[term]
+            ids.discard(exp.id)
+            if not ids:
+                del self.postings[term]
+        key = _group_key(exp.scope)
+        group = self.groups[key]
+        group.remove(doc)
+        if not group.ids:
+            del self.groups[key]
+
+    def visible_groups(self, scope: Scope) -> list[_Group]:
+        options = [(None,) if getattr(scope, part) is None else (None, getattr(scope, part)) for part in Scope.OPTIONAL]
+        keys = [(team, agent, user) for team in options[0] for agent in options[1] for user in options[2]]
+        return [group for key in keys if (group := self.groups.get(key)) is not None]
+
+
+def _group_key(scope: Scope) -> _GroupKey:
+    return (scope.team, scope.agent, scope.user)
+
+
+def _partition_key(scope: Scope) -> _PartitionKey:
+    return (scope.tenant, scope.app, scope.project)
+
+
+class MemoryStore:
+    """An in-process, thread-safe ``Store``. Nothing survives the process."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._rows: dict[_Key, _Doc] = {}
+        self._partitions: dict[_PartitionKey, _Partition] = {}
+
+    def __repr__(self) -> str:
+        return f"MemoryStore(<{len(self._rows)} records>)"
+
+    # writes
+
+    def put(self, experience: Experience) -> bool:
+        return self.put_many([experience]) == 1
+
+    def put_many(self, experiences: Sequence[Experience]) -> int:
+        for i, experience in enumerate(experiences):
+            if not isinstance(experience, Experience):
+                raise ValidationError(f"experiences[{i}]", f"must be an Experience, got {type(experience).__name__}")
+        docs = [_Doc.of(experience) for experience in experiences]  # everything that can fail, before any change
+        inserted = 0
+        with self._lock:
+            for doc in docs:
+                key = (doc.experience.scope.tenant, doc.experience.id)
+                if key not in self._rows:
+                    self._insert(key, doc)
+                    inserted += 1
+        return inserted
+
+    def update(self, experience: Experience, *, expected_revision: int) -> Experience:
+        key = (experience.scope.tenant, experience.id)
+        with self._lock:
+            current = self._rows.get(key)
+            if current is None:
+                raise NotFoundError(f"no record {experience.id!r} in tenant {experience.scope.tenant!r} to update")
+            stored = current.experience.revision
+            if stored != expected_revision:
+                raise ConflictError(
+                    f"record {experience.id!r} is at revision {stored}, not {expected_revision}: "
+                    "it changed since it was read; read it again and retry"
+                )
+            updated = replace(experience, revision=expected_revision + 1)
+            doc = _Doc.of(updated)
+            self._remove(key, current)
+            self._insert(key, doc)
+            return updated
+
+    def _insert(self, key: _Key, doc: _Doc) -> None:
+        self._rows[key] = doc
+        self._partitions.setdefault(_partition_key(doc.experience.scope), _Partition()).add(doc)
+
+    def _remove(self, key: _Key, doc: _Doc) -> None:
+        del self._rows[key]
+        pkey = _partition_key(doc.experience.scope)
+        partition = self._partitions[pkey]
+        partition.remove(doc)
+        if not partition.docs:
+            del self._partitions[pkey]
+
+    # reads
+
+    def get(self, scope: Scope, id: str) -> Experience | None:
+        with self._lock:
+            doc = self._rows.get((scope.tenant, id))
+        if doc is None or not scope.sees(doc.experience.scope):
+            return None
+        return doc.experience
+
+    def search_text(
+        self,
+        scope: Scope,
+        terms: Sequence[str],
+        *,
+        now: datetime,
+        limit: int = 50,
+        min_confidence: float = 0.5,
+    ) -> list[Candidate]:
+        query = list(dict.fromkeys(stem(token) for term in terms for token in tokenize(term)))
+        if not query or limit <= 0:
+            return []
+        with self._lock:
+            partition = self._partitions.get(_partition_key(scope))
+            if partition is None:
+                return []
+            groups = partition.visible_groups(scope)
+            postings = [partition.postings.get(term, set()) for term in query]
+            candidates: set[str] = set().union(*postings)
+            # The visible, eligible records holding any term, each checked once.
+            found: dict[str, _Doc] = {}
+            for group in groups:
+                eligible = group.eligible
+                small, large = (candidates, eligible) if len(candidates) <= len(eligible) else (eligible, candidates)
+                for id in small:
+                    if id in large:
+                        doc = eligible[id]
+                        exp = doc.experience
+                        if exp.confidence >= min_confidence and (exp.expires_at is None or exp.expires_at > now):
+                            found[id] = doc
+            if not found:
+                return []
+            documents = total = 0
+            for group in groups:
+                count, length = group.totals(now, min_confidence)
+                documents += count
+                total += length
+            average = total / documents if documents and total else 1.0
+            found_ids = set(found)
+            scores = dict.fromkeys(found, 0.0)
+            for term, ids in zip(query, postings, strict=True):
+                hits = ids & found_ids
+                idf = math.log(1.0 + (documents - len(hits) + 0.5) / (len(hits) + 0.5))
+                for id in hits:
+                    doc = found[id]
+                    tf = doc.tf[term]
+                    scores[id] += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * doc.length / average))
+        best = heapq.nlargest(limit, scores.items(), key=lambda item: (item[1], item[0]))
+        return [Candidate(found[id].experience, score) for id, score in best]
+
+    def lessons(
+        self,
+        scope: Scope,
+        *,
+        limit: int = 50,
+        offset: int = 0,
+        status: Status | None = None,
+    ) -> list[Experience]:
+        if offset < 0:
+            raise ValidationError("offset", f"must be at least 0, got {offset}")
+        if limit <= 0:
+            return []
+        with self._lock:
+            rows = self._visible(scope)
+        if status is not None:
+            rows = [exp for exp in rows if exp.status is status]
+        rows.sort(key=lambda exp: (exp.created_at, exp.id), reverse=True)
+        return rows[offset : offset + limit]
+
+    def count(self, scope: Scope) -> int:
+        with self._lock:
+            partition = self._partitions.get(_partition_key(scope))
+            if partition is None:
+                return 0
+            return sum(len(group.ids) for group in partition.visible_groups(scope))
+
+    def iter_all(self, tenant: str | None = None) -> Iterator[Experience]:
+        with self._lock:
+            keys = sorted(key for key in self._rows if tenant is None or key[0] == tenant)
+            rows = [self._rows[key].experience for key in keys]
+        yield from rows
+
+    def _visible(self, scope: Scope) -> list[Experience]:
+        partition = self._partitions.get(_partition_key(scope))
+        if partition is None:
+            return []
+        return [partition.docs[id].experience for group in partition.visible_groups(scope) for id in group.ids]
+
+    def close(self) -> None:
+        """Nothing to release; the records stay readable until the object is dropped."""

@@ -1,0 +1,378 @@
+"""SQLiteStore: one embedded database file (WAL), zero servers.
+
+One connection guarded by a lock; the driver never opens a transaction by itself
+(``isolation_level=None``) and every write runs in ``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled
+back on any error. The schema and its migrations live in ``sqlite_schema``.
+
+Search is FTS5 BM25 (task weighted 2) over the Snowball stems of task, summary and lesson, with
+scope and eligibility in the same SQL statement. On a large table a query is narrowed to the
+rows holding its rarest terms (``search_text``). BM25's statistics are those of the whole
+index: rows of other scopes never appear in a result or a count, but they do count in the
+document frequencies that weigh each term.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from afteraction.core.text import tokenize
+from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
+from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
+from afteraction.store.base import Candidate
+from afteraction.store.sqlite_schema import ANCHOR, check_file, inspect, migrate, stemmed
+
+__all__ = ["SQLiteStore"]
+
+BUSY_TIMEOUT_MS = 5_000
+BUDGET = (1_000, 3_000)  # postings a search scores in full before it narrows to the rarest terms
+PER_RESULT = 10
+_DECODED = 4_096
+_PAGE = 500
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MICROSECOND = timedelta(microseconds=1)
+_ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
+
+_COLUMNS = (
+    "tenant, id, app, project, team, agent, user, task_id, task, summary, lesson, status, confidence, "
+    "created_at, updated_at, expires_at, revision, data, task_terms, summary_terms, lesson_terms"
+)
+_INSERT = (
+    f"INSERT INTO experiences ({_COLUMNS}) VALUES ({', '.join('?' * len(_COLUMNS.split(', ')))}) "
+    "ON CONFLICT (tenant, id) DO NOTHING"
+)
+_UPDATE = (
+    "UPDATE experiences SET "
+    + ", ".join(f"{column} = ?" for column in _COLUMNS.split(", "))
+    + " WHERE tenant = ? AND id = ? AND revision = ?"
+)
+_SEARCH = f"""
+    SELECT e.data, bm25(experiences_fts, 2.0, 1.0, 1.0, 0.0) AS bm25
+    FROM experiences_fts CROSS JOIN experiences AS e ON e.pk = experiences_fts.rowid
+    WHERE experiences_fts MATCH ? AND {{scope}}
+      AND e.status IN ({_ELIGIBLE}) AND e.confidence >= ? AND (e.expires_at IS NULL OR e.expires_at > ?)
+    ORDER BY bm25, e.pk LIMIT ?
+"""
+
+
+def micros(value: datetime) -> int:
+    """An instant as integer microseconds since the Unix epoch (UTC): how times are stored."""
+    return (value - _EPOCH) // _MICROSECOND
+
+
+def _optional_micros(value: datetime | None) -> int | None:
+    return None if value is None else micros(value)
+
+
+def row(experience: Experience) -> tuple[Any, ...]:
+    """The column values of one record, in ``_COLUMNS`` order."""
+    exp, scope = experience, experience.scope
+    data = json.dumps(exp.to_dict(), ensure_ascii=False, separators=(",", ":"))
+    return (
+        *(scope.tenant, exp.id, scope.app, scope.project, scope.team, scope.agent, scope.user),
+        *(exp.task_id, exp.task, exp.summary, exp.lesson, exp.status.value, exp.confidence),
+        *(micros(exp.created_at), _optional_micros(exp.updated_at), _optional_micros(exp.expires_at)),
+        *(exp.revision, data, stemmed(exp.task), stemmed(exp.summary), stemmed(exp.lesson)),
+    )
+
+
+def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
+    """The predicate (on alias ``e``) for the rows ``scope`` sees, and its parameters."""
+    clauses = ["e.tenant = ?", "e.app = ?", "e.project = ?"]
+    params: list[Any] = [scope.tenant, scope.app, scope.project]
+    for part in Scope.OPTIONAL:
+        value = getattr(scope, part)
+        if value is None:
+            clauses.append(f"e.{part} IS NULL")
+        else:
+            clauses.append(f"(e.{part} IS NULL OR e.{part} = ?)")
+            params.append(value)
+    return " AND ".join(clauses), params
+
+
+def search_stems(terms: Sequence[str]) -> list[str]:
+    """The distinct stems of the terms' tokens, in first-seen order."""
+    return list(dict.fromkeys(s for term in terms for token in tokenize(term) if (s := stemmed(token))))
+
+
+def _any(stems: Sequence[str]) -> str:
+    """An FTS5 expression matching any of the stems. Each is a quoted string, so no FTS syntax
+    (quotes, ``*``, NEAR, AND, ``-``, ``:``, parentheses) survives."""
+    return "(" + " OR ".join('"' + s.replace('"', '""') + '"' for s in stems) + ")"
+
+
+def _locked(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
+
+
+def _use_wal(db: sqlite3.Connection, where: str) -> None:
+    """Switch to WAL. Two connections switching a new file at once can make one fail at once
+    with "locked" (SQLite does not wait there, to avoid a deadlock), so retry until the timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            break
+        except sqlite3.OperationalError as exc:
+            if not _locked(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+    if str(mode).lower() != "wal":
+        raise StoreError(f"{where}: cannot switch to WAL journal mode (it stays {mode!r})")
+
+
+class SQLiteStore:
+    """A ``Store`` in one SQLite file. The parent directory is created when missing."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path) if str(path) == ":memory:" else Path(path).expanduser()
+        self._lock = threading.Lock()
+        self._decoded: dict[str, Experience] = {}
+        self._db: sqlite3.Connection | None = self._connect()
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({str(self.path)!r})"
+
+    def _connect(self) -> sqlite3.Connection:
+        where = str(self.path)
+        if isinstance(self.path, Path):
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the directory of {where}: {exc}") from exc
+            check_file(self.path)
+        try:
+            db = sqlite3.connect(where, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open {where}: {exc}") from exc
+        try:
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            db.execute("BEGIN")  # one snapshot: another process may be migrating this file right now
+            try:
+                inspect(db, where)
+            finally:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+            if isinstance(self.path, Path):
+                _use_wal(db, where)
+            for pragma in ("synchronous = NORMAL", "foreign_keys = ON", "cache_size = -32000", "temp_store = MEMORY"):
+                db.execute(f"PRAGMA {pragma}")
+            db.execute("PRAGMA mmap_size = 268435456")
+            migrate(db, where)
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            if _locked(exc):
+                raise StoreError(f"{where} stayed locked by another connection for {BUSY_TIMEOUT_MS} ms") from exc
+            raise StoreError(f"{where} is corrupted or not an SQLite database ({exc}); restore or move it") from exc
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    # transactions
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            db = self._connection()
+            try:
+                yield db
+            except sqlite3.Error as exc:
+                raise self._failure(exc) from exc
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            db = self._connection()
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                yield db
+                db.execute("COMMIT")
+            except BaseException as exc:
+                if db.in_transaction:
+                    with suppress(sqlite3.Error):  # the original error is the one to report
+                        db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise self._failure(exc) from exc
+                raise
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise StoreError(f"the store at {self.path} is closed")
+        return self._db
+
+    def _failure(self, exc: sqlite3.Error) -> StoreError:
+        if _locked(exc):
+            return StoreError(f"{self.path} stayed locked by another writer for {BUSY_TIMEOUT_MS} ms: {exc}")
+        return StoreError(f"the SQLite store at {self.path} failed: {exc}")
+
+    # writes
+
+    def put(self, experience: Experience) -> bool:
+        return self.put_many([experience]) == 1
+
+    def put_many(self, experiences: Sequence[Experience]) -> int:
+        for i, experience in enumerate(experiences):
+            if not isinstance(experience, Experience):
+                raise ValidationError(f"experiences[{i}]", f"must be an Experience, got {type(experience).__name__}")
+        rows = [row(experience) for experience in experiences]
+        if not rows:
+            return 0
+        with self._writing() as db:
+            return db.executemany(_INSERT, rows).rowcount
+
+    def update(self, experience: Experience, *, expected_revision: int) -> Experience:
+        updated = replace(experience, revision=expected_revision + 1)
+        tenant, id = experience.scope.tenant, experience.id
+        with self._writing() as db:
+            if db.execute(_UPDATE, (*row(updated), tenant, id, expected_revision)).rowcount == 1:
+                return updated
+            found = db.execute("SELECT revision FROM experiences WHERE tenant = ? AND id = ?", (tenant, id)).fetchone()
+        if found is None:
+            raise NotFoundError(f"no record {id!r} in tenant {tenant!r} to update")
+        raise ConflictError(
+            f"record {id!r} is at revision {found[0]}, not {expected_revision}: "
+            "it changed since it was read; read it again and retry"
+        )
+
+    # reads
+
+    def get(self, scope: Scope, id: str) -> Experience | None:
+        where, params = _scope_sql(scope)
+        with self._reading() as db:
+            found = db.execute(f"SELECT e.data FROM experiences AS e WHERE e.id = ? AND {where}", (id, *params))
+            data = found.fetchone()
+            return None if data is None else self._decode(data[0])
+
+    def search_text(
+        self,
+        scope: Scope,
+        terms: Sequence[str],
+        *,
+        now: datetime,
+        limit: int = 50,
+        min_confidence: float = 0.5,
+    ) -> list[Candidate]:
+        """BM25 over the rows that hold any of the terms. When those rows are many (see ``_split``),
+        the rarest terms choose the rows and every term scores them; rows holding only the
+        commonest terms are added when the rare ones give fewer than ``limit`` results. Scores
+        are exact; what is bounded is which rows are considered."""
+        stems = search_stems(terms)
+        if not stems or limit <= 0:
+            return []
+        where, params = _scope_sql(scope)
+        sql = _SEARCH.format(scope=where)
+        tail = (*params, min_confidence, micros(now), limit)
+        with self._reading() as db:
+            db.execute("BEGIN")  # one snapshot for every statement below
+            try:
+                rare, common = self._split(db, stems, limit)
+                if not common:
+                    rows = db.execute(sql, (_any(rare), *tail)).fetchall()
+                else:
+                    query = f'{_any(rare)} AND ({_any(common)} OR anchor: "{ANCHOR}")'
+                    rows = db.execute(sql, (query, *tail)).fetchall()
+                    if len(rows) < limit:
+                        rest = db.execute(sql, (f"{_any(common)} NOT {_any(rare)}", *tail)).fetchall()
+                        rows = sorted(rows + rest, key=lambda found: found[1])[:limit]
+                return [Candidate(self._decode(data), -bm25) for data, bm25 in rows]
+            finally:
+                if db.in_transaction:  # only read: ending it either way releases the snapshot
+                    with suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+
+    def _split(self, db: sqlite3.Connection, stems: list[str], limit: int) -> tuple[list[str], list[str]]:
+        """(rare, common): the rarest stems, while their postings fit the budget (a tenth of the
+        table, within BUDGET) or are fewer than ``PER_RESULT`` per result asked; and the rest."""
+        rows = db.execute("SELECT max(pk) FROM experiences").fetchone()[0] or 0
+        budget = min(max(rows // 10, BUDGET[0]), BUDGET[1])
+        if len(stems) == 1 or rows <= budget:
+            return stems, []
+        postings = dict.fromkeys(stems, 0)
+        marks = ", ".join("?" * len(stems))
+        for term, docs in db.execute(f"SELECT term, doc FROM experiences_fts_terms WHERE term IN ({marks})", stems):
+            postings[term] += docs
+        ordered = sorted((n, s) for s, n in postings.items() if n)
+        rare: list[str] = []
+        total = 0
+        for n, s in ordered:
+            if rare and total + n > budget and total >= PER_RESULT * limit:
+                break
+            rare.append(s)
+            total += n
+        return (rare or stems[:1]), [s for _, s in ordered[len(rare) :]]
+
+    def _decode(self, data: str, *, remember: bool = True) -> Experience:
+        """Parse a stored record. Recent ones are remembered (under the lock), keyed by their
+        exact JSON: parsing and validating costs more than the query that found them."""
+        found = self._decoded.get(data)
+        if found is None:
+            try:
+                found = Experience.from_dict(json.loads(data))
+            except ValueError as exc:  # JSONDecodeError and ValidationError
+                raise StoreError(f"a record stored in {self.path} cannot be read: {exc}") from exc
+            if remember:
+                if len(self._decoded) >= _DECODED:
+                    del self._decoded[next(iter(self._decoded))]
+                self._decoded[data] = found
+        return found
+
+    def lessons(
+        self,
+        scope: Scope,
+        *,
+        limit: int = 50,
+        offset: int = 0,
+        status: Status | None = None,
+    ) -> list[Experience]:
+        if offset < 0:
+            raise ValidationError("offset", f"must be at least 0, got {offset}")
+        if limit <= 0:
+            return []
+        where, params = _scope_sql(scope)
+        if status is not None:
+            where += " AND e.status = ?"
+            params.append(Status.parse(status).value)
+        order = "ORDER BY e.created_at DESC, e.id DESC LIMIT ? OFFSET ?"
+        sql = f"SELECT e.data FROM experiences AS e WHERE {where} {order}"
+        with self._reading() as db:
+            rows = db.execute(sql, (*params, limit, offset)).fetchall()
+            return [self._decode(data) for (data,) in rows]
+
+    def count(self, scope: Scope) -> int:
+        where, params = _scope_sql(scope)
+        with self._reading() as db:
+            return int(db.execute(f"SELECT count(*) FROM experiences AS e WHERE {where}", params).fetchone()[0])
+
+    def iter_all(self, tenant: str | None = None) -> Iterator[Experience]:
+        """Pages of rows in (tenant, id) order; the lock is not held between pages."""
+        last: tuple[str, str] = (tenant or "", "")
+        tenant_sql = "" if tenant is None else "tenant = ? AND "
+        sql = (
+            f"SELECT tenant, id, data FROM experiences WHERE {tenant_sql}(tenant, id) > (?, ?) "
+            "ORDER BY tenant, id LIMIT ?"
+        )
+        while True:
+            with self._reading() as db:
+                page = db.execute(sql, (*([tenant] if tenant is not None else []), *last, _PAGE)).fetchall()
+            for _, _, data in page:
+                yield self._decode(data, remember=False)
+            if len(page) < _PAGE:
+                return
+            last = (page[-1][0], page[-1][1])
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                with suppress(sqlite3.Error):  # closing anyway
+                    self._db.execute("PRAGMA optimize")
+                self._db.close()
+                self._db = None

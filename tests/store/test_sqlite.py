@@ -1,0 +1,367 @@
+"""SQLite-specific behaviour: pragmas, migrations, refusing foreign files, atomic writes,
+several connections on one file, the narrowed search; and ``open_store``."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from afteraction.errors import ConfigError, ConflictError, StoreError
+from afteraction.model import Status
+from afteraction.store import MemoryStore, SQLiteStore, Store, open_store
+from afteraction.store import sqlite as sqlite_module
+from afteraction.store.sqlite import row, search_stems
+from afteraction.store.sqlite_schema import APPLICATION_ID, MIGRATIONS, migrate
+from tests.conformance.builders import NOW, SCOPE, experience
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(path, isolation_level=None)
+
+
+def pragma(path: Path, name: str) -> object:
+    with closing(connect(path)) as db:
+        return db.execute(f"PRAGMA {name}").fetchone()[0]
+
+
+def filled(path: Path, n: int = 200) -> SQLiteStore:
+    store = SQLiteStore(path)
+    store.put_many([experience(f"exp-{i:04d}", lesson=f"Lesson number {i} about the refund lock.") for i in range(n)])
+    return store
+
+
+# opening and migrating
+
+EXPECTED_SCHEMA = [
+    ("index", "experiences_scope_created"),
+    ("index", "sqlite_autoindex__afteraction_migrations_1"),
+    ("index", "sqlite_autoindex_experiences_1"),
+    ("table", "_afteraction_migrations"),
+    ("table", "experiences"),
+    ("table", "experiences_fts"),
+    ("table", "experiences_fts_config"),
+    ("table", "experiences_fts_data"),
+    ("table", "experiences_fts_docsize"),
+    ("table", "experiences_fts_idx"),
+    ("table", "experiences_fts_terms"),
+    ("trigger", "experiences_fts_delete"),
+    ("trigger", "experiences_fts_insert"),
+    ("trigger", "experiences_fts_update"),
+]
+EXPECTED_COLUMNS = [
+    *("pk", "tenant", "id", "app", "project", "team", "agent", "user", "task_id", "task", "summary", "lesson"),
+    *("status", "confidence", "created_at", "updated_at", "expires_at", "revision", "data"),
+    *("task_terms", "summary_terms", "lesson_terms", "anchor"),
+]
+EXPECTED_LISTING_INDEX = ["tenant", "app", "project", "created_at", "id", "team", "agent", "user", "status"]
+
+
+def test_a_blank_database_migrates_to_the_expected_schema(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "er" / "store.db"  # the parent directory is created
+    SQLiteStore(path).close()
+    with closing(connect(path)) as db:
+        schema = db.execute("SELECT type, name FROM sqlite_master ORDER BY type, name").fetchall()
+        columns = [r[1] for r in db.execute("PRAGMA table_xinfo(experiences)")]
+        listing = [r[2] for r in db.execute("PRAGMA index_xinfo(experiences_scope_created)") if r[1] >= 0]
+        unique = [r[2] for r in db.execute("PRAGMA index_info(sqlite_autoindex_experiences_1)")]
+        applied = [name for (name,) in db.execute("SELECT name FROM _afteraction_migrations ORDER BY name")]
+    assert schema == EXPECTED_SCHEMA
+    assert columns == EXPECTED_COLUMNS
+    assert listing == EXPECTED_LISTING_INDEX
+    assert unique == ["tenant", "id"]
+    assert applied == [m.__name__ for m in MIGRATIONS] == ["m001_experiences", "m002_search"]
+    assert pragma(path, "user_version") == len(MIGRATIONS)
+    assert pragma(path, "application_id") == APPLICATION_ID
+
+
+def test_wal_and_connection_pragmas(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "store.db")
+    db = store._db
+    assert db is not None
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert db.execute("PRAGMA busy_timeout").fetchone()[0] == sqlite_module.BUSY_TIMEOUT_MS
+    store.close()
+    assert pragma(tmp_path / "store.db", "journal_mode") == "wal"  # persistent in the file
+
+
+def test_an_old_database_upgrades_without_losing_a_row(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    originals = [experience(f"exp-{i}", lesson=f"Old lesson {i}: wait for the refund lock.") for i in range(25)]
+    with closing(connect(path)) as db:
+        assert migrate(db, str(path), MIGRATIONS[:1]) == 1
+        columns = EXPECTED_COLUMNS[1:19]  # the columns of version 1
+        marks = ", ".join("?" * len(columns))
+        db.executemany(
+            f"INSERT INTO experiences ({', '.join(columns)}) VALUES ({marks})", [row(e)[:18] for e in originals]
+        )
+    assert pragma(path, "user_version") == 1
+
+    store = SQLiteStore(path)
+    assert pragma(path, "user_version") == 2
+    assert list(store.iter_all()) == sorted(originals, key=lambda e: e.id)  # iter_all goes in (tenant, id) order
+    assert store.count(SCOPE) == 25
+    assert len(store.search_text(SCOPE, ["waiting", "locks"], now=NOW)) == 25  # the new index covers old rows
+    store.close()
+
+
+def test_a_newer_schema_asks_to_upgrade(tmp_path: Path) -> None:
+    path = tmp_path / "store.db"
+    SQLiteStore(path).close()
+    with closing(connect(path)) as db:
+        db.execute("PRAGMA user_version = 99")
+    with pytest.raises(StoreError, match=r"newer than this afteraction.*upgrade afteraction"):
+        SQLiteStore(path)
+
+
+def test_a_foreign_sqlite_database_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "app.db"
+    with closing(connect(path)) as db:
+        db.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
+        db.execute("INSERT INTO customers (name) VALUES ('Ada')")
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="another application") as raised:
+        SQLiteStore(path)
+    assert str(path) in str(raised.value) and "customers" in str(raised.value)
+    assert path.read_bytes() == before
+    assert pragma(path, "journal_mode") == "delete"
+
+
+def test_a_database_with_another_application_id_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    with closing(connect(path)) as db:
+        db.execute("PRAGMA application_id = 1234")
+    with pytest.raises(StoreError, match="application_id 0x4d2"):
+        SQLiteStore(path)
+
+
+def test_a_text_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "notes.db"
+    path.write_text("these are my notes, not a database\n" * 10)
+    with pytest.raises(StoreError, match="not an SQLite database") as raised:
+        SQLiteStore(path)
+    assert str(path) in str(raised.value)
+    assert path.read_text().startswith("these are my notes")
+
+
+def test_a_directory_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="is a directory"):
+        SQLiteStore(tmp_path)
+
+
+def test_a_truncated_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "store.db"
+    filled(path).close()
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(StoreError, match="truncated") as raised:
+        SQLiteStore(path)
+    assert str(path) in str(raised.value)
+
+
+def test_a_corrupted_database_raises_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "store.db"
+    filled(path).close()
+    data = bytearray(path.read_bytes())
+    page = int.from_bytes(data[16:18], "big")
+    data[page:] = bytes((i * 37 + 11) % 256 for i in range(len(data) - page))  # every page after the first
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match=str(path)):
+        store = SQLiteStore(path)
+        list(store.iter_all())
+        store.search_text(SCOPE, ["refund"], now=NOW)
+
+
+def test_a_closed_store_raises_store_error(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "store.db")
+    store.close()
+    store.close()  # twice is fine
+    with pytest.raises(StoreError, match="closed"):
+        store.count(SCOPE)
+
+
+# atomic writes
+
+
+def test_a_failed_put_many_inserts_none_and_keeps_what_was_stored(tmp_path: Path) -> None:
+    path = tmp_path / "store.db"
+    store = SQLiteStore(path)
+    kept = [experience("kept-1"), experience("kept-2")]
+    store.put_many(kept)
+    with closing(connect(path)) as db:
+        db.execute(
+            "CREATE TRIGGER boom BEFORE INSERT ON experiences WHEN new.id = 'bad' "
+            "BEGIN SELECT RAISE(ABORT, 'boom'); END"
+        )
+    batch = [experience("new-1", lesson="Fresh lesson about quotas."), experience("bad"), experience("new-2")]
+    with pytest.raises(StoreError, match="boom"):
+        store.put_many(batch)
+    with pytest.raises(StoreError, match="boom"):
+        store.put(experience("bad"))
+    assert list(store.iter_all()) == kept
+    assert store.get(SCOPE, "new-1") is None
+    assert store.search_text(SCOPE, ["quotas"], now=NOW) == []
+    with closing(connect(path)) as db:
+        db.execute("INSERT INTO experiences_fts (experiences_fts) VALUES ('integrity-check')")
+        db.execute("DROP TRIGGER boom")
+    assert store.put_many(batch) == 3  # the store is still usable
+    assert store.count(SCOPE) == 5
+    store.close()
+
+
+def test_a_failed_update_leaves_the_row(tmp_path: Path) -> None:
+    path = tmp_path / "store.db"
+    store = SQLiteStore(path)
+    original = experience("exp-1")
+    store.put(original)
+    with closing(connect(path)) as db:
+        db.execute("CREATE TRIGGER boom BEFORE UPDATE ON experiences BEGIN SELECT RAISE(ABORT, 'boom'); END")
+    with pytest.raises(StoreError, match="boom"):
+        store.update(experience("exp-1", lesson="Changed."), expected_revision=1)
+    assert store.get(SCOPE, "exp-1") == original
+    store.close()
+
+
+# several connections
+
+
+def test_writers_on_separate_connections_lose_and_duplicate_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "shared.db"  # blank: the four stores also race to migrate it
+    updates = [0] * 4
+    errors: list[BaseException] = []
+
+    def work(worker: int) -> None:
+        try:
+            store = SQLiteStore(path)
+            store.put(experience("shared"))
+            for i in range(20):
+                store.put(experience(f"w{worker}-{i}"))
+                store.put(experience(f"both-{i}"))  # every worker tries the same ids
+                while True:
+                    current = store.get(SCOPE, "shared")
+                    assert current is not None
+                    try:
+                        store.update(current, expected_revision=current.revision)
+                        break
+                    except ConflictError:
+                        continue
+                updates[worker] += 1
+            store.close()
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    store = SQLiteStore(path)
+    stored = [e.id for e in store.iter_all()]
+    assert len(stored) == len(set(stored)) == 1 + 4 * 20 + 20
+    shared = store.get(SCOPE, "shared")
+    assert shared is not None and shared.revision == 1 + sum(updates) == 81
+    with closing(connect(path)) as db:
+        assert db.execute("SELECT count(*) FROM _afteraction_migrations").fetchone()[0] == len(MIGRATIONS)
+    store.close()
+
+
+def test_data_persists_across_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "store.db"
+    store = SQLiteStore(path)
+    original = experience("exp-1", status=Status.REINFORCED)
+    store.put(original)
+    store.update(experience("exp-1", lesson="Updated lesson about locks."), expected_revision=1)
+    store.close()
+    reopened = SQLiteStore(path)
+    stored = reopened.get(SCOPE, "exp-1")
+    assert stored is not None and stored.revision == 2 and stored.lesson == "Updated lesson about locks."
+    assert [c.experience.id for c in reopened.search_text(SCOPE, ["locks"], now=NOW)] == ["exp-1"]
+    reopened.close()
+
+
+# the narrowed search of a large table
+
+
+def test_a_narrowed_search_scores_exactly_and_fills_from_common_terms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SQLiteStore(tmp_path / "store.db")
+    common = [
+        experience(f"common-{i:02d}", task="Refund is late", lesson=f"Retry the refund {'again ' * (i % 4)}later.")
+        for i in range(30)
+    ]
+    rare = [
+        experience(f"rare-{i}", task="Payment call duplicated", lesson=f"Idempotency key {'reused ' * i}on retry.")
+        for i in range(1, 4)
+    ]
+    store.put_many([*common, *rare])
+    store.put(
+        experience(
+            "rare-hidden", task="Payment call duplicated", lesson="Idempotency key reused.", status=Status.QUARANTINED
+        )
+    )
+    terms = ["idempotency", "retry", "refund"]
+
+    exact = store.search_text(SCOPE, terms, now=NOW)
+    exact_top = store.search_text(SCOPE, terms, now=NOW, limit=2)
+    monkeypatch.setattr(sqlite_module, "BUDGET", (1, 1))
+    monkeypatch.setattr(sqlite_module, "PER_RESULT", 0)
+    db = store._db
+    assert db is not None
+    assert store._split(db, search_stems(terms), 50) == (["idempot"], ["refund", "retri"])
+
+    narrowed = store.search_text(SCOPE, terms, now=NOW)  # three rare rows, then the common ones
+    assert [c.experience.id for c in narrowed] == [c.experience.id for c in exact]
+    assert [c.text_score for c in narrowed] == pytest.approx([c.text_score for c in exact])
+    assert len(narrowed) == 33 and "rare-hidden" not in {c.experience.id for c in narrowed}
+    top = store.search_text(SCOPE, terms, now=NOW, limit=2)
+    assert [c.experience.id for c in top] == [c.experience.id for c in exact_top]
+    assert store.search_text(SCOPE, ["_"], now=NOW) == []  # the anchor token cannot be searched
+    store.close()
+
+
+# open_store
+
+
+def test_open_store_picks_the_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert isinstance(open_store(":memory:"), MemoryStore)
+    cases = {
+        "sqlite:///relative.db": tmp_path / "relative.db",  # SQLAlchemy style: three slashes, then the path
+        f"sqlite:///{tmp_path}/absolute.db": tmp_path / "absolute.db",  # so four for an absolute path
+        "sqlite:short.db": tmp_path / "short.db",
+        f"sqlite:{tmp_path}/short-absolute.db": tmp_path / "short-absolute.db",
+        str(tmp_path / "plain.db"): tmp_path / "plain.db",
+        "nested/plain.db": tmp_path / "nested" / "plain.db",
+        ":memory:.db": tmp_path / ":memory:.db",
+    }
+    for url, expected in cases.items():
+        store = open_store(url)
+        assert isinstance(store, SQLiteStore) and isinstance(store, Store), url
+        store.close()
+        assert expected.exists(), url
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("postgresql://user:secret@db/afteraction", "PostgreSQL backend is not available yet.*postgres"),
+        ("postgres://db/afteraction", "PostgreSQL backend is not available yet"),
+        ("http://localhost:8080", "remote client .* not available yet"),
+        ("https://memory.example.com", "remote client .* not available yet"),
+        ("redis://localhost", "'redis://localhost' is not one afteraction can open.*:memory:.*sqlite:"),
+        ("", "empty"),
+        ("sqlite://host/x.db", "names a host"),
+        ("sqlite:", "no path"),
+    ],
+)
+def test_open_store_refuses_what_it_cannot_open(url: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message) as raised:
+        open_store(url)
+    assert "secret" not in str(raised.value)
