@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from afteraction.core.text import stems
+from afteraction.core.text import searchable, stems
 from afteraction.model import Candidate, Experience, Hit, Scope, Status
 
 __all__ = ["DEFAULT_WEIGHTS", "Weights", "rank", "relevance"]
@@ -35,18 +35,13 @@ class Weights:
 DEFAULT_WEIGHTS = Weights()
 
 
-def _record_stems(experience: Experience) -> frozenset[str]:
-    parts = [experience.task, experience.summary, experience.lesson]
-    if experience.scenario is not None:
-        parts.extend(experience.scenario.symptoms)
-    return stems(" ".join(parts))
-
-
-def relevance(query_stems: frozenset[str], experience: Experience) -> float:
+def relevance(query_stems: frozenset[str], experience: Experience, record_stems: frozenset[str] | None = None) -> float:
     """The share of the query's content terms that the record contains (after stemming)."""
     if not query_stems:
         return 0.0
-    return len(query_stems & _record_stems(experience)) / len(query_stems)
+    if record_stems is None:
+        record_stems = stems(" ".join(searchable(experience)))
+    return len(query_stems & record_stems) / len(query_stems)
 
 
 def _environment_match(query_env: Mapping[str, str] | None, experience: Experience) -> float:
@@ -83,7 +78,7 @@ def rank(
         experience = candidate.experience
         if experience.eligibility(now, min_confidence=weights.min_confidence) is not None:
             continue
-        coverage = relevance(query_stems, experience)
+        coverage = relevance(query_stems, experience, candidate.stems)
         if coverage < weights.min_relevance or coverage == 0.0:
             continue
         text = candidate.text_score / best_text if best_text > 0 else 0.0

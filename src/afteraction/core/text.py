@@ -7,7 +7,9 @@ from functools import lru_cache
 
 import snowballstemmer
 
-__all__ = ["STOPWORDS", "content_terms", "stem", "stems", "tokenize"]
+from afteraction.model import Experience
+
+__all__ = ["STOPWORDS", "content_terms", "searchable", "stem", "stems", "tokenize"]
 
 # Word characters, keeping identifiers such as ``packages.lock.json`` or ``HTTP_401`` apart
 # into their parts: retrieval matches on the parts.
@@ -34,9 +36,14 @@ def tokenize(text: str) -> list[str]:
     return [token.casefold() for token in _TOKEN.findall(text)]
 
 
-@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """The Snowball (Porter 2) English stem of one lower-case word."""
+    """The Snowball (Porter 2) English stem of one lower-case word. Numbers are their own
+    stem (and are kept out of the cache, where ticket numbers would only churn it)."""
+    return word if word.isdigit() else _stem(word)
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
     return str(_stemmer.stemWord(word))
 
 
@@ -52,3 +59,12 @@ def content_terms(text: str) -> list[str]:
 def stems(text: str) -> frozenset[str]:
     """The set of stems of the content terms of ``text``."""
     return frozenset(stem(term) for term in content_terms(text))
+
+
+def searchable(experience: Experience) -> tuple[str, str, str]:
+    """The text a record is found by, as (task, summary, lesson): the summary field also
+    carries the scenario's symptoms, so a lesson is found by its error text."""
+    summary = experience.summary
+    if experience.scenario is not None and experience.scenario.symptoms:
+        summary = " ".join((summary, *experience.scenario.symptoms))
+    return experience.task, summary, experience.lesson

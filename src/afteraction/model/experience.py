@@ -273,7 +273,9 @@ class Hit:
 class Candidate:
     """An eligible record matched by a store's text search. ``text_score`` is the backend's
     BM25 (higher is better); it orders candidates within one query and is not comparable
-    across backends."""
+    across backends. ``stems``, when the store has them at hand, are the stems of the record's
+    searchable text (``core.text.searchable``), which saves the ranker stemming it again."""
 
     experience: Experience
     text_score: float
+    stems: frozenset[str] | None = None

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from afteraction.core.text import stem, tokenize
+from afteraction.core.text import searchable, stem, tokenize
 from afteraction.errors import ConflictError, NotFoundError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
 from afteraction.store.base import Candidate
@@ -44,7 +44,8 @@ class _Doc:
     def of(cls, experience: Experience) -> _Doc:
         tf: dict[str, float] = {}
         length = 0
-        for text, weight in ((experience.task, TASK_WEIGHT), (experience.summary, 1.0), (experience.lesson, 1.0)):
+        task, summary, lesson = searchable(experience)
+        for text, weight in ((task, TASK_WEIGHT), (summary, 1.0), (lesson, 1.0)):
             for token in tokenize(text):
                 key = stem(token)
                 tf[key] = tf.get(key, 0.0) + weight
@@ -269,7 +270,7 @@ class MemoryStore:
                     tf = doc.tf[term]
                     scores[id] += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * doc.length / average))
         best = heapq.nlargest(limit, scores.items(), key=lambda item: (item[1], item[0]))
-        return [Candidate(found[id].experience, score) for id, score in best]
+        return [Candidate(found[id].experience, score, frozenset(found[id].tf)) for id, score in best]
 
     def lessons(
         self,

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from afteraction.core.text import tokenize
+from afteraction.core.text import searchable, tokenize
 from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
 from afteraction.store.base import Candidate
@@ -55,11 +55,15 @@ _UPDATE = (
     + " WHERE tenant = ? AND id = ? AND revision = ?"
 )
 _SEARCH = f"""
-    SELECT e.data, bm25(experiences_fts, 2.0, 1.0, 1.0, 0.0) AS bm25
-    FROM experiences_fts CROSS JOIN experiences AS e ON e.pk = experiences_fts.rowid
-    WHERE experiences_fts MATCH ? AND {{scope}}
-      AND e.status IN ({_ELIGIBLE}) AND e.confidence >= ? AND (e.expires_at IS NULL OR e.expires_at > ?)
-    ORDER BY bm25, e.pk LIMIT ?
+    SELECT e.data, found.bm25, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
+    FROM (
+        SELECT e.pk AS pk, bm25(experiences_fts, 2.0, 1.0, 1.0, 0.0) AS bm25
+        FROM experiences_fts CROSS JOIN experiences AS e ON e.pk = experiences_fts.rowid
+        WHERE experiences_fts MATCH ? AND {{scope}}
+          AND e.status IN ({_ELIGIBLE}) AND e.confidence >= ? AND (e.expires_at IS NULL OR e.expires_at > ?)
+        ORDER BY bm25, e.pk LIMIT ?
+    ) AS found CROSS JOIN experiences AS e ON e.pk = found.pk
+    ORDER BY found.bm25, found.pk
 """
 
 
@@ -80,7 +84,7 @@ def row(experience: Experience) -> tuple[Any, ...]:
         *(scope.tenant, exp.id, scope.app, scope.project, scope.team, scope.agent, scope.user),
         *(exp.task_id, exp.task, exp.summary, exp.lesson, exp.status.value, exp.confidence),
         *(micros(exp.created_at), _optional_micros(exp.updated_at), _optional_micros(exp.expires_at)),
-        *(exp.revision, data, stemmed(exp.task), stemmed(exp.summary), stemmed(exp.lesson)),
+        *(exp.revision, data, *map(stemmed, searchable(exp))),
     )
 
 
@@ -283,7 +287,7 @@ class SQLiteStore:
                     if len(rows) < limit:
                         rest = db.execute(sql, (f"{_any(common)} NOT {_any(rare)}", *tail)).fetchall()
                         rows = sorted(rows + rest, key=lambda found: found[1])[:limit]
-                return [Candidate(self._decode(data), -bm25) for data, bm25 in rows]
+                return [Candidate(self._decode(data), -bm25, frozenset(terms.split())) for data, bm25, terms in rows]
             finally:
                 if db.in_transaction:  # only read: ending it either way releases the snapshot
                     with suppress(sqlite3.Error):

@@ -12,13 +12,15 @@ so they would never meet; both backends share ``afteraction.core.text.stem`` ins
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-from afteraction.core.text import stem, tokenize
+from afteraction.core.text import searchable, stem, tokenize
 from afteraction.errors import StoreError
+from afteraction.model import Experience
 
 __all__ = [
     "ANCHOR",
@@ -87,10 +89,10 @@ def m002_search(db: sqlite3.Connection) -> None:
     # One token in every row, weighted 0 in bm25: lets a query match "the rows with a rare term"
     # and still score every term on them (see SQLiteStore.search_text).
     db.execute(f"ALTER TABLE experiences ADD COLUMN anchor TEXT GENERATED ALWAYS AS ('{ANCHOR}') VIRTUAL")
-    rows = db.execute("SELECT pk, task, summary, lesson FROM experiences").fetchall()
+    rows = db.execute("SELECT pk, data FROM experiences").fetchall()
     db.executemany(
         "UPDATE experiences SET task_terms = ?, summary_terms = ?, lesson_terms = ? WHERE pk = ?",
-        [(stemmed(task), stemmed(summary), stemmed(lesson), pk) for pk, task, summary, lesson in rows],
+        [(*map(stemmed, searchable(Experience.from_dict(json.loads(data)))), pk) for pk, data in rows],
     )
     columns = ", ".join((*TEXT_COLUMNS, "anchor"))
     db.execute(
