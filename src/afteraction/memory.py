@@ -38,6 +38,8 @@ log = logging.getLogger("afteraction")
 
 #: Query terms beyond this many are ignored (the task text itself is cut at MAX_TASK_CHARS).
 MAX_QUERY_TERMS = 32
+#: Text candidates fetched for ranking (at least 4 per hit asked for).
+CANDIDATES = 30
 
 T = TypeVar("T")
 
@@ -166,7 +168,7 @@ class Memory:
             return []
         now = self.now()
         candidates = self.store.search_text(
-            scope, terms, now=now, limit=max(50, 4 * k), min_confidence=self.weights.min_confidence
+            scope, terms, now=now, limit=max(CANDIDATES, 4 * k), min_confidence=self.weights.min_confidence
         )
         return rank(text, candidates, scope=scope, now=now, env=env, weights=self.weights)[:k]
 
