@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import re
+from functools import lru_cache
 
 __all__ = ["error_class"]
 
@@ -34,6 +35,7 @@ _TIMEOUT = re.compile(r"\b(?:timed?\s*out|time-?out|deadline exceeded)\b", re.IG
 _KNOWN_ERRNO = frozenset(name for name in dir(errno) if name.startswith("E") and name.isupper())
 
 
+@lru_cache(maxsize=4096)
 def error_class(text: str | None) -> str:
     """The short class of an error: an exception type name (``LockHeldError``),
     ``HTTP 404``, ``exit 2``, an errno name (``ENOENT``), ``Timeout``; else ``Error``."""
