@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/afteraction demo --db .afteraction/demo.db --fresh
+	$(BIN)/afteraction demo
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples
