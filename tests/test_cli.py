@@ -36,12 +36,14 @@ def cli(*args: str, input: str | None = None) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def test_demo_output_is_golden(tmp_path: Path) -> None:
-    db = str(tmp_path / "demo.db")
-    code, out, _ = cli("demo", "--db", db)
+def test_demo_output_is_golden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("AFTERACTION_DATABASE_URL", raising=False)
+    code, out, _ = cli("demo")
     assert code == 0
     assert_golden("demo.txt", out)
-    assert cli("demo", "--db", db)[1] == out  # the same every time
+    assert cli("demo")[1] == out  # the same every time: the demo's own file is recreated
+    assert (tmp_path / ".afteraction" / "demo.db").exists()
 
 
 def test_demo_stores_the_lesson_and_block_reads_it(tmp_path: Path) -> None:

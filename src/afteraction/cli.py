@@ -93,7 +93,7 @@ def demo(db: str) -> None:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
     with demo_memory(":memory:" if db == ":memory:" else str(path)) as memory:
-        run_demo(memory, click.echo)
+        run_demo(memory, click.echo, db=None if db == ":memory:" else str(path))
 
 
 @main.command()

@@ -70,8 +70,9 @@ def _print_run(echo: Callable[[str], None], number: int, transcript: Transcript)
     echo("")
 
 
-def run_demo(memory: Memory, echo: Callable[[str], None]) -> None:
-    """Run the demo against ``memory`` (its clock should be fixed for a stable output)."""
+def run_demo(memory: Memory, echo: Callable[[str], None], *, db: str | None = None) -> None:
+    """Run the demo against ``memory`` (its clock should be fixed for a stable output);
+    ``db`` is where it is stored, for the closing hint."""
     first = _agent(memory, RefundDesk()).run(FIRST_TASK, run_id="demo-run-1")
     _print_run(echo, 1, first)
     if first.experience is not None:
@@ -86,6 +87,10 @@ def run_demo(memory: Memory, echo: Callable[[str], None]) -> None:
     _print_run(echo, 2, second)
     unrelated = memory.reference_block(UNRELATED_TASK, scope=SCOPE)
     echo(f"── An unrelated task ({UNRELATED_TASK!r}) gets {'a block' if unrelated else 'no block'}.")
+    if db is not None:
+        scope = " ".join(f"--scope {key}={value}" for key, value in SCOPE.to_dict().items())
+        echo("")
+        echo(f"Try it: afteraction block 'refund stuck in pending' {scope} --db {db}")
 
 
 def demo_memory(url: str) -> Memory:
