@@ -183,3 +183,14 @@ def test_calling_a_failed_tool_again_is_a_new_attempt(mem: aa.Memory) -> None:
         run.check("refund-issued", passed=True)
     assert run.experience is not None
     assert run.experience.lesson.startswith("Verified after 2 attempts. Failed: attempt 0 — LockHeldError.")
+
+
+def test_odd_tool_names_and_bad_block_bounds(mem: aa.Memory) -> None:
+    with mem.run("Refund ticket 42 is stuck in pending", scope=AGENT) as run:
+        run.tool("run_refund\ncheck\x00", args={}, result="issued")
+        run.check("refund-issued", passed=True)
+    assert run.experience is not None and run.experience.solution is not None
+    assert run.experience.solution.steps == ("run_refund check() → issued",)
+    with pytest.raises(aa.ValidationError) as info:
+        mem.reference_block("refund stuck in pending", scope=AGENT, max_records=0)
+    assert info.value.field == "max_records"

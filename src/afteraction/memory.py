@@ -186,10 +186,10 @@ class Memory:
         """The block to inject for ``task``: "" when no lesson qualifies."""
         base = self.block_options
         options = BlockOptions(
-            max_records=max_records or base.max_records,
-            max_bytes=max_bytes or base.max_bytes,
-            max_tokens=max_tokens if max_tokens is not None else base.max_tokens,
-            layout=layout or base.layout,
+            max_records=base.max_records if max_records is None else max_records,
+            max_bytes=base.max_bytes if max_bytes is None else max_bytes,
+            max_tokens=base.max_tokens if max_tokens is None else max_tokens,
+            layout=base.layout if layout is None else layout,
         )
         hits = self.search(task, scope=scope, k=min(options.max_records, 100), env=env)
         return render_block(hits, options)

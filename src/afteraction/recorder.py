@@ -8,6 +8,7 @@ every failure goes to ``on_error`` and the run simply teaches nothing.
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from afteraction.memory import Memory
 
 __all__ = ["ErrorHandler", "RunRecorder"]
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 #: Receives every failure that memory swallowed inside an agent, with where it happened.
 ErrorHandler = Callable[[BaseException, str], None]
@@ -228,7 +231,7 @@ class RunRecorder:
             self._report(exc, "run.tool")
             result = f"[invalid: {exc.rule}]"
         error = None if call.error is None else self._cut(scrub_text(call.error))
-        tool = self._cut(call.tool.strip() or "unnamed")[:200]
+        tool = " ".join(_CONTROL.sub(" ", call.tool).split())[:200] or "unnamed"
         return ToolCall(tool=tool, args=args, result=result, error=error, call_id=call.call_id, at=call.at)
 
     def _report(self, exc: BaseException, where: str) -> None:
