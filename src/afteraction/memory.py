@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from afteraction.core.rank import DEFAULT_WEIGHTS, Weights, rank
 from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout, render_block
-from afteraction.core.sanitize import LIMITS, Limits
+from afteraction.core.sanitize import LIMITS, Limits, cut_text, scrub_text
 from afteraction.core.tasktext import MAX_TASK_CHARS
 from afteraction.core.text import content_terms
 from afteraction.core.trust import record_outcome
@@ -127,9 +127,9 @@ class Memory:
         return RunRecorder(
             self,
             run_id=run_id or f"run_{uuid.uuid4().hex}",
-            task=" ".join(task.split())[: self.limits.max_task],
+            task=cut_text(" ".join(scrub_text(task).split()), self.limits.max_task),
             scope=scope,
-            env=dict(env or {}),
+            env={str(key): scrub_text(str(value))[:200] for key, value in (env or {}).items()},
             verifiers=verify,
             allow_args=self.allow_args if allow_args is None else allow_args,
             skill=skill,
