@@ -194,3 +194,22 @@ def test_odd_tool_names_and_bad_block_bounds(mem: aa.Memory) -> None:
     with pytest.raises(aa.ValidationError) as info:
         mem.reference_block("refund stuck in pending", scope=AGENT, max_records=0)
     assert info.value.field == "max_records"
+
+
+def test_limits_refuse_with_a_report_never_a_crash() -> None:
+    reported: list[str] = []
+    limits = aa.Limits(max_calls=3, max_attempts=2)
+    with aa.Memory.open(":memory:", limits=limits, on_error=lambda e, w: reported.append(f"{w}: {e}")) as mem:
+        with mem.run("Refund ticket 42 is stuck in pending", scope=AGENT) as run:
+            for _ in range(5):
+                run.tool("poll", result="pending")
+            run.next_attempt()
+            run.next_attempt()
+            run.tool("run_refund_check", result="issued")
+            run.check("refund-issued", passed=True)
+    assert reported == [
+        "run.tool: attempts[0].calls: more than 3 tool calls in one attempt; the rest are not recorded",
+        "run.next_attempt: attempts: more than 2 attempts; later calls join the last one",
+    ]
+    assert run.experience is not None
+    assert run.experience.lesson.startswith("Verified after 2 attempts.")

@@ -137,7 +137,7 @@ class RunRecorder:
             if len(self._attempts) >= self._limits.max_attempts:
                 self._report(
                     ValidationError(
-                        "attempts", f"more than {self._limits.max_attempts} attempts; later ones are merged"
+                        "attempts", f"more than {self._limits.max_attempts} attempts; later calls join the last one"
                     ),
                     "run.next_attempt",
                 )
