@@ -199,17 +199,36 @@ def test_odd_tool_names_and_bad_block_bounds(mem: aa.Memory) -> None:
 def test_limits_refuse_with_a_report_never_a_crash() -> None:
     reported: list[str] = []
     limits = aa.Limits(max_calls=3, max_attempts=2)
-    with aa.Memory.open(":memory:", limits=limits, on_error=lambda e, w: reported.append(f"{w}: {e}")) as mem:
-        with mem.run("Refund ticket 42 is stuck in pending", scope=AGENT) as run:
-            for _ in range(5):
-                run.tool("poll", result="pending")
-            run.next_attempt()
-            run.next_attempt()
-            run.tool("run_refund_check", result="issued")
-            run.check("refund-issued", passed=True)
+    mem = aa.Memory.open(":memory:", limits=limits, on_error=lambda e, w: reported.append(f"{w}: {e}"))
+    with mem.run("Refund ticket 42 is stuck in pending", scope=AGENT) as run:
+        for _ in range(5):
+            run.tool("poll", result="pending")
+        run.next_attempt()
+        run.next_attempt()
+        run.tool("run_refund_check", result="issued")
+        run.check("refund-issued", passed=True)
     assert reported == [
         "run.tool: attempts[0].calls: more than 3 tool calls in one attempt; the rest are not recorded",
         "run.next_attempt: attempts: more than 2 attempts; later calls join the last one",
     ]
     assert run.experience is not None
     assert run.experience.lesson.startswith("Verified after 2 attempts.")
+
+
+def test_learn_from_a_real_aep_stream(mem: aa.Memory, conformance: Path) -> None:
+    import json
+
+    from afteraction.core.assemble import assemble
+
+    lines = (conformance / "aep-sdk-streams" / "openai-agents" / "events.jsonl").read_text().splitlines()
+    runs = {run.agent: run for run in assemble([aa.Event.from_dict(json.loads(line)) for line in lines], AGENT)}
+    travel = mem.learn(runs["travel_assistant"], verify=[aa.verify.tool_succeeded("get_weather")])
+    calculator = mem.learn(runs["calculator"], verify=[aa.verify.tool_succeeded("divide")])
+    assert travel is not None and travel.status is aa.Status.VALIDATED
+    assert calculator is not None and calculator.status is aa.Status.QUARANTINED
+    assert mem.learn(runs["triage"]) is None  # no verdict: nothing stored
+    assert [h.id for h in mem.search("travel assistant weather", scope=AGENT)] == [travel.id]
+    assert mem.learn(runs["travel_assistant"], verify=[aa.verify.tool_succeeded("get_weather")]) == travel
+    with pytest.raises(aa.ValidationError) as info:
+        mem.learn(aa.Run(id="r", task="t", scope=AGENT, started_at=travel.created_at))
+    assert info.value.field == "run.state"

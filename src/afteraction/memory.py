@@ -19,15 +19,18 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
+from afteraction.core.capture import clean_env, clean_run, clean_task
+from afteraction.core.distill import distill
 from afteraction.core.rank import DEFAULT_WEIGHTS, Weights, rank
 from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout, render_block
-from afteraction.core.sanitize import LIMITS, Limits, cut_text, scrub_text
+from afteraction.core.sanitize import LIMITS, Limits
 from afteraction.core.tasktext import MAX_TASK_CHARS
 from afteraction.core.text import content_terms
 from afteraction.core.trust import record_outcome
 from afteraction.core.verify import Verifier
+from afteraction.core.verify import verify as check_run
 from afteraction.errors import ConfigError, ConflictError, NotFoundError, ValidationError
-from afteraction.model import Experience, Hit, Scope, Skill, Status
+from afteraction.model import Experience, Hit, Run, Scope, Skill, Status
 from afteraction.recorder import ErrorHandler, RunRecorder
 from afteraction.settings import database_url
 from afteraction.store import Store, open_store
@@ -127,9 +130,9 @@ class Memory:
         return RunRecorder(
             self,
             run_id=run_id or f"run_{uuid.uuid4().hex}",
-            task=cut_text(" ".join(scrub_text(task).split()), self.limits.max_task),
+            task=clean_task(task, self.limits),
             scope=scope,
-            env={str(key): scrub_text(str(value))[:200] for key, value in (env or {}).items()},
+            env=clean_env(env),
             verifiers=verify,
             allow_args=self.allow_args if allow_args is None else allow_args,
             skill=skill,
@@ -137,6 +140,32 @@ class Memory:
             on_error=on_error or self.on_error,
             started_at=self.now(),
         )
+
+    def learn(
+        self,
+        run: Run,
+        *,
+        verify: Sequence[Verifier] = (),
+        allow_args: Sequence[str] | None = None,
+        skill: Skill | None = None,
+    ) -> Experience | None:
+        """Verify, distill and store a run recorded elsewhere (e.g. assembled from events with
+        ``afteraction.core.assemble``), sanitized as the recorder does. The stored Experience,
+        or None when there is no verdict. A run still running is refused."""
+        if not isinstance(run, Run):
+            raise ValidationError("run", f"must be a Run, got {type(run).__name__}")
+        if run.state == "running":
+            raise ValidationError("run.state", "is running: only a finished run can teach")
+        allow = self.allow_args if allow_args is None else allow_args
+        clean, problems = clean_run(run, allow=allow, limits=self.limits)
+        for problem in problems:
+            self.report(problem, "learn")
+        verdict = check_run(clean, verify)
+        if verdict is None:
+            return None
+        experience = distill(clean, verdict, self.now(), skill=skill)
+        self._store_finished(experience)
+        return experience
 
     def _store_finished(self, experience: Experience) -> None:
         self.store.put(experience)

@@ -8,7 +8,6 @@ every failure goes to ``on_error`` and the run simply teaches nothing.
 from __future__ import annotations
 
 import contextlib
-import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,8 +15,9 @@ from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from afteraction.core.capture import clean_call, clean_text
 from afteraction.core.distill import distill
-from afteraction.core.sanitize import Limits, cut_text, sanitize, sanitize_args, scrub_text
+from afteraction.core.sanitize import Limits, scrub_text
 from afteraction.core.verify import Verifier, verify
 from afteraction.errors import ValidationError
 from afteraction.model import Attempt, Evidence, Experience, Run, Scope, Skill, ToolCall
@@ -26,8 +26,6 @@ if TYPE_CHECKING:
     from afteraction.memory import Memory
 
 __all__ = ["ErrorHandler", "RunRecorder"]
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 #: Receives every failure that memory swallowed inside an agent, with where it happened.
 ErrorHandler = Callable[[BaseException, str], None]
@@ -198,7 +196,7 @@ class RunRecorder:
         attempts: list[Attempt] = []
         for index, raw in enumerate(self._attempts):
             calls = tuple(self._sanitized_call(index, n, call) for n, call in enumerate(raw.calls))
-            error = None if raw.error is None else self._cut(scrub_text(raw.error))
+            error = None if raw.error is None else clean_text(raw.error, self._limits)
             superseded = index < len(self._attempts) - 1
             if error is None and superseded and raw.failed_checks and not any(c.error for c in calls):
                 error = f"CheckFailed: {', '.join(raw.failed_checks)}"
@@ -215,24 +213,21 @@ class RunRecorder:
             evidence=tuple(self._evidence),
         )
 
-    def _cut(self, text: str) -> str:
-        return cut_text(text, self._limits.max_string)
-
     def _sanitized_call(self, attempt: int, n: int, call: _RawCall) -> ToolCall:
-        where = f"attempts[{attempt}].calls[{n}]"
-        try:
-            args = sanitize_args(call.args or {}, allow=self._allow, field=f"{where}.args", limits=self._limits)
-        except ValidationError as exc:
-            self._report(exc, "run.tool")
-            args = {"[invalid]": exc.rule}
-        try:
-            result = sanitize(call.result, field=f"{where}.result", limits=self._limits)
-        except ValidationError as exc:
-            self._report(exc, "run.tool")
-            result = f"[invalid: {exc.rule}]"
-        error = None if call.error is None else self._cut(scrub_text(call.error))
-        tool = " ".join(_CONTROL.sub(" ", call.tool).split())[:200] or "unnamed"
-        return ToolCall(tool=tool, args=args, result=result, error=error, call_id=call.call_id, at=call.at)
+        clean, problems = clean_call(
+            call.tool,
+            call.args,
+            call.result,
+            call.error,
+            call_id=call.call_id,
+            at=call.at,
+            where=f"attempts[{attempt}].calls[{n}]",
+            allow=self._allow,
+            limits=self._limits,
+        )
+        for problem in problems:
+            self._report(problem, "run.tool")
+        return clean
 
     def _report(self, exc: BaseException, where: str) -> None:
         with contextlib.suppress(Exception):

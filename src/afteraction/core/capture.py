@@ -1,0 +1,133 @@
+"""Capture: one place that makes a run safe to keep, whichever way it was recorded
+(the recorder's calls, or a run assembled from events).
+
+Secrets are scrubbed, argument values kept only when allowed, every value cut at the limits.
+Problems that lose a value (a tool argument that is not JSON) are returned, not raised, so a
+running agent is never interrupted; the value is replaced by a marker saying why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from afteraction.core.sanitize import Limits, cut_text, sanitize, sanitize_args, scrub_text
+from afteraction.errors import ValidationError
+from afteraction.model import Attempt, Run, ToolCall
+
+__all__ = ["clean_call", "clean_env", "clean_run", "clean_task", "clean_text"]
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_ENV_VALUE = 200
+
+
+def clean_text(text: str, limits: Limits) -> str:
+    """Free text (an error, a detail): scrubbed, then cut at the string limit."""
+    return cut_text(scrub_text(text), limits.max_string)
+
+
+def clean_task(text: str, limits: Limits) -> str:
+    """Task text: scrubbed, whitespace folded, cut at the task limit."""
+    return cut_text(" ".join(scrub_text(text).split()), limits.max_task)
+
+
+def clean_env(env: Mapping[Any, Any] | None) -> dict[str, str]:
+    """Environment facts: names kept, values scrubbed and kept short."""
+    return {
+        " ".join(_CONTROL.sub(" ", str(key)).split())[:200]: scrub_text(str(value))[:_ENV_VALUE]
+        for key, value in (env or {}).items()
+    }
+
+
+def clean_call(
+    tool: str,
+    args: Any,
+    result: Any,
+    error: str | None,
+    *,
+    call_id: str | None = None,
+    at: datetime | None = None,
+    where: str = "call",
+    allow: Collection[str] = (),
+    limits: Limits,
+) -> tuple[ToolCall, list[ValidationError]]:
+    """One tool call made safe, and the problems met (each names the field)."""
+    problems: list[ValidationError] = []
+    try:
+        clean_args = sanitize_args(args or {}, allow=allow, field=f"{where}.args", limits=limits)
+    except ValidationError as exc:
+        clean_args = _args_one_by_one(args, where, allow, limits, problems) or {"[invalid]": exc.rule}
+        problems = problems or [exc]
+    try:
+        clean_result = sanitize(result, field=f"{where}.result", limits=limits)
+    except ValidationError as exc:
+        problems.append(exc)
+        clean_result = f"[invalid: {exc.rule}]"
+    name = " ".join(_CONTROL.sub(" ", str(tool)).split())[:200] or "unnamed"
+    call = ToolCall(
+        tool=name,
+        args=clean_args,
+        result=clean_result,
+        error=None if error is None else clean_text(str(error), limits),
+        call_id=None if call_id is None else " ".join(_CONTROL.sub(" ", call_id).split())[:200] or None,
+        at=at,
+    )
+    return call, problems
+
+
+def _args_one_by_one(
+    args: Any, where: str, allow: Collection[str], limits: Limits, problems: list[ValidationError]
+) -> dict[str, Any]:
+    """When some arguments are bad, keep the good ones and mark each bad one."""
+    if not isinstance(args, Mapping):
+        return {}
+    out: dict[str, Any] = {}
+    for key, value in list(args.items())[: limits.max_fields]:
+        name = str(key)
+        try:
+            out.update(sanitize_args({name: value}, allow=allow, field=f"{where}.args", limits=limits))
+        except ValidationError as exc:
+            problems.append(exc)
+            out[name] = f"[invalid: {exc.rule}]"
+    return out
+
+
+def clean_run(run: Run, *, allow: Collection[str] = (), limits: Limits) -> tuple[Run, list[ValidationError]]:
+    """A whole run made safe (e.g. one assembled from events), and the problems met."""
+    problems: list[ValidationError] = []
+    attempts = []
+    for a, attempt in enumerate(run.attempts[: limits.max_attempts]):
+        calls = []
+        for n, call in enumerate(attempt.calls[: limits.max_calls]):
+            clean_one, found = clean_call(
+                call.tool,
+                call.args,
+                call.result,
+                call.error,
+                call_id=call.call_id,
+                at=call.at,
+                where=f"attempts[{a}].calls[{n}]",
+                allow=allow,
+                limits=limits,
+            )
+            calls.append(clean_one)
+            problems.extend(found)
+        if len(attempt.calls) > limits.max_calls:
+            problems.append(ValidationError(f"attempts[{a}].calls", f"more than {limits.max_calls}; the rest dropped"))
+        error = None if attempt.error is None else clean_text(attempt.error, limits)
+        attempts.append(Attempt(attempt.index, tuple(calls), error))
+    if len(run.attempts) > limits.max_attempts:
+        problems.append(ValidationError("attempts", f"more than {limits.max_attempts}; the rest dropped"))
+    evidence = tuple(replace(e, detail=clean_text(e.detail, limits)[:500]) for e in run.evidence)
+    clean = replace(
+        run,
+        task=clean_task(run.task, limits),
+        env=clean_env(run.env),
+        attempts=tuple(attempts),
+        error=None if run.error is None else clean_text(run.error, limits),
+        evidence=evidence,
+    )
+    return clean, problems

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from afteraction.core.capture import clean_call, clean_env, clean_run, clean_task
+from afteraction.core.sanitize import LIMITS, Limits
+from afteraction.model import Attempt, Evidence, Run
+from tests.builders import ACME, T0, call
+
+KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def test_clean_call_scrubs_omits_and_reports() -> None:
+    clean, problems = clean_call(
+        "deploy\n", {"env": "prod", "token": KEY, "obj": object()}, f"used {KEY}", f"AuthError: {KEY}",
+        where="attempts[0].calls[2]", allow=("env", "token"), limits=LIMITS,
+    )  # fmt: skip
+    assert clean.tool == "deploy"
+    assert clean.args["env"] == "prod" and clean.args["token"] == "[REDACTED]"
+    assert KEY not in repr(clean)
+    assert [p.field for p in problems] == ["attempts[0].calls[2].args.obj"]
+
+
+def test_task_and_env_are_scrubbed_and_bounded() -> None:
+    assert KEY not in clean_task(f"deploy with {KEY} please", LIMITS)
+    assert clean_task("a  b\n c", LIMITS) == "a b c"
+    assert len(clean_task("x" * 10_000, Limits(max_task=100))) < 130
+    assert KEY not in repr(clean_env({"token_hint": f"use {KEY}", "os\n": "linux"}))
+    assert clean_env({"os\n": "linux"}) == {"os": "linux"}
+
+
+def test_clean_run_keeps_shape_and_drops_over_the_limits() -> None:
+    run = Run(
+        id="r",
+        task=f"rotate {KEY}",
+        scope=ACME,
+        started_at=T0,
+        state="completed",
+        attempts=tuple(Attempt(i, tuple(call("poll", result=KEY) for _ in range(5))) for i in range(4)),
+        evidence=(Evidence("done", True, detail=KEY),),
+    )
+    clean, problems = clean_run(run, limits=Limits(max_calls=3, max_attempts=2))
+    assert KEY not in repr(clean)
+    assert [len(a.calls) for a in clean.attempts] == [3, 3]
+    assert [p.field for p in problems] == ["attempts[0].calls", "attempts[1].calls", "attempts"]
