@@ -1,0 +1,177 @@
+"""The retrieval-quality corpus keeps its shape, and the scorer computes R@1 / R@5 / MRR right."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import afteraction as aa
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+CORPUS_FILE = BENCHMARKS / "quality_corpus.json"
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_quality", BENCHMARKS / "bench_quality.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _bench()
+RAW = json.loads(CORPUS_FILE.read_text(encoding="utf-8"))
+CORPUS = bench.load(CORPUS_FILE)
+LESSONS = {lesson.id: lesson for lesson in CORPUS.lessons}
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+# -- the corpus -------------------------------------------------------------------------------
+
+
+def test_counts_meet_the_minimums() -> None:
+    assert len(CORPUS.lessons) >= 60
+    assert len(CORPUS.queries) >= 150
+    per_category = {c: sum(q.category == c for q in CORPUS.queries) for c in bench.CATEGORIES}
+    assert all(n >= 15 for n in per_category.values()), per_category
+
+
+def test_categories_are_exactly_the_listed_ones() -> None:
+    assert bench.CATEGORIES == (
+        "exact",
+        "paraphrase",
+        "morphology",
+        "stopword_heavy",
+        "realistic",
+        "distractor",
+        "other_scope",
+        "no_match",
+    )
+    assert tuple(RAW["categories"]) == bench.CATEGORIES
+    assert {q["category"] for q in RAW["queries"]} == set(bench.CATEGORIES)
+
+
+def test_query_ids_and_texts_are_unique() -> None:
+    assert len({q.id for q in CORPUS.queries}) == len(CORPUS.queries)
+    assert len({_flat(q.text) for q in CORPUS.queries}) == len(CORPUS.queries)
+
+
+def test_lessons_are_as_export_writes_them() -> None:
+    for item in RAW["lessons"]:
+        assert aa.Experience.from_dict(item).to_dict() == item, item["id"]
+        assert re.match(r"Verified after \d+ attempts?\. ", item["lesson"]), item["id"]
+        assert item["summary"].startswith(("What failed: ", "What worked: ")), item["id"]
+        assert item["scenario"]["task"] == item["task"]
+
+
+def test_answerable_queries_name_lessons_their_scope_may_be_given() -> None:
+    for query in CORPUS.queries:
+        if query.category in bench.UNANSWERABLE:
+            assert query.answers == (), query.id
+            continue
+        assert query.answers, query.id
+        for id in query.answers:
+            lesson = LESSONS[id]
+            assert query.scope.sees(lesson.scope), (query.id, id)
+            assert lesson.eligibility(CORPUS.now) is None, (query.id, id)
+
+
+def test_other_scope_queries_are_about_a_lesson_out_of_reach() -> None:
+    for query in CORPUS.queries:
+        if query.category == "other_scope":
+            assert query.about, query.id
+            assert all(not query.scope.sees(LESSONS[id].scope) for id in query.about), query.id
+
+
+def test_distractors_exist_and_are_wrong() -> None:
+    labelled = [q for q in CORPUS.queries if q.category == "distractor"]
+    assert all(q.distractors for q in labelled)
+    for query in labelled:
+        assert not set(query.distractors) & set(query.answers), query.id
+        assert all(query.scope.sees(LESSONS[id].scope) for id in query.distractors), query.id
+
+
+def test_only_exact_queries_repeat_their_lessons_wording() -> None:
+    for query in CORPUS.queries:
+        targets = [LESSONS[id] for id in (*query.answers, *query.about)]
+        if query.category == "exact":
+            wording = [_flat(" ".join((t.task, *(t.scenario.symptoms if t.scenario else ())))) for t in targets]
+            assert any(_flat(query.text) in text for text in wording), query.id
+        else:
+            assert all(_flat(query.text) not in _flat(t.task) for t in targets), query.id
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda c: c["queries"][0].update(category="fuzzy"), "category 'fuzzy'"),
+        (lambda c: c["queries"][0].update(answers=["exp_nowhere"]), "do not exist"),
+        (lambda c: c["queries"][-1].update(answers=[c["lessons"][0]["id"]]), "must not name answers"),
+    ],
+)
+def test_load_refuses_a_broken_corpus(tmp_path: Path, change: Callable[[dict[str, Any]], object], message: str) -> None:
+    broken = json.loads(json.dumps(RAW))
+    change(broken)
+    path = tmp_path / "corpus.json"
+    path.write_text(json.dumps(broken), encoding="utf-8")
+    with pytest.raises(bench.CorpusError, match=message):
+        bench.load(path)
+
+
+def test_smoke_subset_spans_every_category() -> None:
+    subset = bench.smoke_subset(CORPUS.queries)
+    counts = {c: sum(q.category == c for q in subset) for c in bench.CATEGORIES}
+    assert set(counts.values()) == {bench.SMOKE_PER_CATEGORY}
+
+
+# -- the scorer -------------------------------------------------------------------------------
+
+SCOPE = aa.Scope(tenant="t", app="a", project="p")
+
+
+def _outcome(category: str, answers: tuple[str, ...], returned: tuple[str, ...]) -> Any:
+    query = bench.Query(id=category, category=category, text="q", scope=SCOPE, answers=answers)
+    return bench.Outcome(query, returned, tuple(1.0 for _ in returned), bool(returned), 1.0)
+
+
+def test_scorer_on_a_hand_made_case() -> None:
+    outcomes = [
+        _outcome("exact", ("a",), ("a", "b")),  # rank 1
+        _outcome("paraphrase", ("a", "c"), ("b", "c", "a")),  # rank 2: the first right one counts
+        _outcome("paraphrase", ("a",), ()),  # no result
+        _outcome("realistic", ("a",), ("b", "c", "d", "e", "f", "a")),  # right one only at 6 > k
+        _outcome("no_match", (), ()),  # correctly nothing
+        _outcome("other_scope", (), ("b",)),  # given a block
+    ]
+    assert [o.rank for o in outcomes] == [1, 2, None, None, None, None]
+    row = bench.summarize("all", outcomes)
+    assert row.queries == 6
+    assert row.r1 == pytest.approx(2 / 6)
+    assert row.r5 == pytest.approx(3 / 6)
+    assert row.mrr == pytest.approx((1 + 0.5 + 0 + 0 + 1 + 0) / 6)
+    assert row.no_result == pytest.approx(1 / 4)
+    assert row.given_block == pytest.approx(1 / 2)
+    assert bench.misses_of(row) == {"r1": True, "mrr": True, "no_result": True, "given_block": True}
+    names = [r.name for r in bench.rows(outcomes)]
+    assert names == ["exact", "paraphrase", "realistic", "other_scope", "no_match", "answerable", "all"]
+    answerable = bench.rows(outcomes)[-2]
+    assert (answerable.queries, answerable.given_block) == (4, None)
+
+
+def test_a_perfect_run_misses_no_target() -> None:
+    outcomes = [_outcome("exact", ("a",), ("a",)), _outcome("no_match", (), ())]
+    row = bench.summarize("all", outcomes)
+    assert (row.r1, row.r5, row.mrr, row.no_result, row.given_block) == (1.0, 1.0, 1.0, 0.0, 0.0)
+    assert not any(bench.misses_of(row).values())
