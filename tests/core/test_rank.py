@@ -67,3 +67,9 @@ def test_weights_are_data() -> None:
     assert rank("refund stuck pending", candidates, scope=ACME, now=T0, weights=by_confidence)[0].id == "exp_b"
     strict = Weights(min_relevance=0.9)
     assert rank("refund stuck pending for customer", candidates, scope=ACME, now=T0, weights=strict) == []
+
+
+def test_single_letters_are_not_content() -> None:
+    from afteraction.core.text import content_terms
+
+    assert content_terms("the team's x-ray took 5 s on node 2") == ["team", "ray", "took", "5", "node", "2"]

@@ -48,10 +48,11 @@ def _stem(word: str) -> str:
 
 
 def content_terms(text: str) -> list[str]:
-    """Distinct tokens that are not stop words, in first-seen order (not stemmed)."""
+    """Distinct tokens that are not stop words, in first-seen order (not stemmed). Single
+    letters (the ``s`` of "team's") carry no meaning and are dropped; single digits stay."""
     seen: dict[str, None] = {}
     for token in tokenize(text):
-        if token not in STOPWORDS:
+        if token not in STOPWORDS and (len(token) > 1 or token.isdigit()):
             seen.setdefault(token, None)
     return list(seen)
 
