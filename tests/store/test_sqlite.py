@@ -351,8 +351,6 @@ def test_open_store_picks_the_backend(tmp_path: Path, monkeypatch: pytest.Monkey
 @pytest.mark.parametrize(
     ("url", "message"),
     [
-        ("postgresql://user:secret@db/afteraction", "PostgreSQL backend is not available yet.*postgres"),
-        ("postgres://db/afteraction", "PostgreSQL backend is not available yet"),
         ("http://localhost:8080", "remote client .* not available yet"),
         ("https://memory.example.com", "remote client .* not available yet"),
         ("redis://localhost", "'redis://localhost' is not one afteraction can open.*:memory:.*sqlite:"),
