@@ -56,21 +56,21 @@ _UPDATE = (
     + " WHERE tenant = %s AND id = %s AND revision = %s"
 )
 _SEARCH = f"""
-    WITH matched AS MATERIALIZED (
-        SELECT e.pk, e.search FROM {TABLE} AS e
+    WITH terms AS (
+        SELECT i, plainto_tsquery('simple', stem) AS tsq FROM unnest(%s::text[]) WITH ORDINALITY AS u(stem, i)
+    ),
+    hits AS MATERIALIZED (
+        SELECT e.pk, t.i, ts_rank(e.search, t.tsq) AS rank
+        FROM {TABLE} AS e JOIN terms AS t ON e.search @@ t.tsq
         WHERE e.search @@ ({{query}}) AND {{scope}}
           AND e.status IN ({_ELIGIBLE}) AND e.confidence >= %s AND (e.expires_at IS NULL OR e.expires_at > %s)
     ),
-    terms AS (
-        SELECT q.tsq, ln(1 + (SELECT count(*) FROM matched)::float8 / count(*)) AS idf
-        FROM (SELECT plainto_tsquery('simple', stem) AS tsq FROM unnest(%s::text[]) AS stem) AS q
-        JOIN matched AS m ON m.search @@ q.tsq
-        GROUP BY q.tsq
+    rarity AS (
+        SELECT i, ln(1 + (SELECT count(DISTINCT pk) FROM hits)::float8 / count(*)) AS idf FROM hits GROUP BY i
     ),
     scores AS (
-        SELECT m.pk, sum(t.idf * ts_rank(m.search, t.tsq)) AS score
-        FROM matched AS m JOIN terms AS t ON m.search @@ t.tsq
-        GROUP BY m.pk ORDER BY score DESC, m.pk LIMIT %s
+        SELECT h.pk, sum(r.idf * h.rank) AS score FROM hits AS h JOIN rarity AS r ON r.i = h.i
+        GROUP BY h.pk ORDER BY score DESC, h.pk LIMIT %s
     )
     SELECT e.data, s.score, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
     FROM scores AS s JOIN {TABLE} AS e ON e.pk = s.pk
@@ -216,7 +216,8 @@ class PostgresStore:
         query = " || ".join(["plainto_tsquery('simple', %s)"] * len(stems))
         sql = _SEARCH.format(query=query, scope=where)
         with self._transaction(scope.tenant) as cur:
-            cur.execute(sql, (*stems, *params, min_confidence, now, stems, limit))
+            # never a prepared statement: a generic plan for this query can cost a hundred times more
+            cur.execute(sql, (stems, *stems, *params, min_confidence, now, limit), prepare=False)
             rows = cur.fetchall()
         return [Candidate(self._decode(data), float(score), frozenset(terms.split())) for data, score, terms in rows]
 
