@@ -1,13 +1,18 @@
-"""Shared test set-up: the conformance data's location, and no network beyond loopback."""
+"""Shared test set-up: the conformance data's location, no network beyond loopback, and the
+throwaway PostgreSQL (``tests/pg.py``) for the tests marked ``postgres``."""
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.pg import Cluster
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFORMANCE = ROOT.parent / "shared" / "conformance"
@@ -40,3 +45,39 @@ def conformance() -> Path:
     if not CONFORMANCE.is_dir():
         pytest.fail(f"conformance data not found at {CONFORMANCE}: the repository must sit beside shared/")
     return CONFORMANCE
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """One PostgreSQL for the whole run. When it cannot start, the postgres tests fail under CI
+    (never a silent skip there) and are skipped with the reason elsewhere; deselect them with
+    ``-m 'not postgres'``."""
+    try:
+        running = Cluster()
+    except Exception as exc:
+        message = f"cannot start the test PostgreSQL: {exc}"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message + " (deselect with -m 'not postgres')")
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Cluster) -> Iterator[str]:
+    """A new empty database owned by a role that is not a superuser; dropped afterwards."""
+    url = pg_cluster.database()
+    yield url
+    pg_cluster.drop(url)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Print how many postgres tests ran, so a run that skipped them all shows it."""
+    counts: dict[str, int] = {}
+    for outcome in ("passed", "failed", "error", "skipped", "xfailed", "xpassed"):
+        for report in terminalreporter.stats.get(outcome, []):
+            if "postgres" in getattr(report, "keywords", {}):
+                counts[outcome] = counts.get(outcome, 0) + 1
+    terminalreporter.write_line("postgres tests: " + (", ".join(f"{n} {k}" for k, n in counts.items()) or "none ran"))

@@ -12,17 +12,20 @@ import pytest
 from afteraction.errors import ConflictError, NotFoundError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
 from afteraction.store import Candidate, MemoryStore, SQLiteStore, Store
+from afteraction.store.postgres import PostgresStore
 from tests.conformance.builders import NOW, SCOPE, experience, large_experience, scoped
 
-BACKENDS: dict[str, Callable[[Path], Store]] = {
-    "memory": lambda tmp: MemoryStore(),
-    "sqlite": lambda tmp: SQLiteStore(tmp / "store.db"),
+BACKENDS: dict[str, Callable[[pytest.FixtureRequest, Path], Store]] = {
+    "memory": lambda request, tmp: MemoryStore(),
+    "sqlite": lambda request, tmp: SQLiteStore(tmp / "store.db"),
+    "postgres": lambda request, tmp: PostgresStore(request.getfixturevalue("pg_url")),
 }
+PARAMS = [pytest.param(name, marks=[pytest.mark.postgres] if name == "postgres" else []) for name in sorted(BACKENDS)]
 
 
-@pytest.fixture(params=sorted(BACKENDS))
+@pytest.fixture(params=PARAMS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    backend = BACKENDS[request.param](tmp_path)
+    backend = BACKENDS[request.param](request, tmp_path)
     assert isinstance(backend, Store)
     yield backend
     backend.close()

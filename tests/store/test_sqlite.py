@@ -4,6 +4,7 @@ several connections on one file, the narrowed search; and ``open_store``."""
 from __future__ import annotations
 
 import sqlite3
+import sys
 import threading
 from contextlib import closing
 from pathlib import Path
@@ -351,8 +352,6 @@ def test_open_store_picks_the_backend(tmp_path: Path, monkeypatch: pytest.Monkey
 @pytest.mark.parametrize(
     ("url", "message"),
     [
-        ("postgresql://user:secret@db/afteraction", "PostgreSQL backend is not available yet.*postgres"),
-        ("postgres://db/afteraction", "PostgreSQL backend is not available yet"),
         ("http://localhost:8080", "remote client .* not available yet"),
         ("https://memory.example.com", "remote client .* not available yet"),
         ("redis://localhost", "'redis://localhost' is not one afteraction can open.*:memory:.*sqlite:"),
@@ -364,4 +363,12 @@ def test_open_store_picks_the_backend(tmp_path: Path, monkeypatch: pytest.Monkey
 def test_open_store_refuses_what_it_cannot_open(url: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message) as raised:
         open_store(url)
+    assert "secret" not in str(raised.value)
+
+
+def test_open_store_names_the_extra_when_psycopg_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as in an install without the postgres extra
+    monkeypatch.delitem(sys.modules, "afteraction.store.postgres", raising=False)
+    with pytest.raises(ConfigError, match=r"pip install 'afteraction\[postgres\]'") as raised:
+        open_store("postgresql://user:secret@db/afteraction")
     assert "secret" not in str(raised.value)

@@ -5,6 +5,8 @@
 ``sqlite:///relative.db``                  ``SQLiteStore`` (SQLAlchemy style: three slashes
 ``sqlite:////absolute.db``                 then the path, so four for an absolute path)
 ``sqlite:path`` or a plain path            ``SQLiteStore``
+``postgresql://user@host/db`` (or          ``PostgresStore`` (the ``postgres`` extra)
+``postgres://``)
 =========================================  ==============================================
 """
 
@@ -19,7 +21,10 @@ from afteraction.store.sqlite import SQLiteStore
 
 __all__ = ["Candidate", "MemoryStore", "SQLiteStore", "Store", "open_store"]
 
-_ACCEPTED = "':memory:', 'sqlite:///relative/path.db', 'sqlite:////absolute/path.db', 'sqlite:path' or a file path"
+_ACCEPTED = (
+    "':memory:', 'sqlite:///relative/path.db', 'sqlite:////absolute/path.db', 'sqlite:path', a file path "
+    "or 'postgresql://user@host/database'"
+)
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 
 
@@ -42,10 +47,14 @@ def open_store(url: str) -> Store:
             raise ConfigError(f"store URL {url!r} has no path; use {_ACCEPTED}")
         return SQLiteStore(path)
     if scheme in ("postgresql", "postgres") or scheme.startswith(("postgresql+", "postgres+")):
-        raise ConfigError(
-            f"store URL {_redact(url)!r}: the PostgreSQL backend is not available yet; "
-            "it will come with the 'postgres' extra (pip install 'afteraction[postgres]')"
-        )
+        try:
+            from afteraction.store.postgres import PostgresStore
+        except ImportError as exc:
+            raise ConfigError(
+                f"store URL {_redact(url)!r}: the PostgreSQL backend needs the 'postgres' extra "
+                f"(pip install 'afteraction[postgres]'): {exc}"
+            ) from exc
+        return PostgresStore(url)
     if scheme in ("http", "https"):
         raise ConfigError(f"store URL {url!r}: the remote client (for an afteraction server) is not available yet")
     if scheme:

@@ -1,0 +1,148 @@
+"""The PostgreSQL schema: an ordered list of named, forward-only migrations, and the checks at open.
+
+Each migration is a function that takes a cursor inside the one migrating transaction; its name
+is recorded in ``afteraction_migrations`` when it has run. Opening a store applies the missing
+ones under an advisory lock, so hosts starting at once migrate once. Never edit a migration
+that has shipped: append a new one.
+
+Search reads the Snowball stems that Python writes beside the text (``task_terms`` ...), as the
+SQLite store does, through the ``simple`` text search configuration (lower-casing, no stemming,
+no stop words): the ``english`` one would stem the stems a second time and drop the stems that
+are stop words, and the two backends would no longer find the same rows.
+
+Row-level security: every row is visible and writable only when its tenant is the transaction's
+``afteraction.tenant`` setting, which the store sets from the caller's scope (``set_config(...,
+true)``: it ends with the transaction). ``FORCE`` applies it to the table's owner too. The one
+exception is ``afteraction.all_tenants = 'on'``, which only ``iter_all()`` without a tenant sets,
+for the host's export: it reads every tenant and cannot write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import psycopg
+
+from afteraction.errors import StoreError
+
+__all__ = ["MIGRATIONS", "MIGRATIONS_TABLE", "SCHEMA_VERSION", "TABLE", "migrate", "version"]
+
+TABLE = "afteraction_experiences"
+MIGRATIONS_TABLE = "afteraction_migrations"
+_LOCK = 0x41664163  # "AfAc": the advisory lock held while migrating
+
+Migration = Callable[[psycopg.Cursor[tuple[object, ...]]], None]
+
+
+def m001_experiences(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
+    cur.execute(
+        f"""
+        CREATE TABLE {TABLE} (
+            pk bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            tenant text NOT NULL,
+            id text NOT NULL,
+            app text NOT NULL,
+            project text NOT NULL,
+            team text,
+            agent text,
+            "user" text,
+            task_id text NOT NULL,
+            task text NOT NULL,
+            summary text NOT NULL,
+            lesson text NOT NULL,
+            status text NOT NULL,
+            confidence double precision NOT NULL,
+            created_at timestamptz NOT NULL,
+            updated_at timestamptz,
+            expires_at timestamptz,
+            revision integer NOT NULL,
+            data text NOT NULL,
+            task_terms text NOT NULL,
+            summary_terms text NOT NULL,
+            lesson_terms text NOT NULL,
+            search tsvector GENERATED ALWAYS AS (
+                setweight(to_tsvector('simple'::regconfig, task_terms), 'A')
+                || setweight(to_tsvector('simple'::regconfig, summary_terms), 'B')
+                || setweight(to_tsvector('simple'::regconfig, lesson_terms), 'C')
+            ) STORED,
+            UNIQUE (tenant, id)
+        )
+        """
+    )
+    # Listing and counting by scope, newest first.
+    cur.execute(f"CREATE INDEX {TABLE}_scope_created ON {TABLE} (tenant, app, project, created_at, id)")
+    cur.execute(f"CREATE INDEX {TABLE}_search ON {TABLE} USING gin (search)")
+
+
+def m002_row_level_security(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
+    cur.execute(f"ALTER TABLE {TABLE} ENABLE ROW LEVEL SECURITY")
+    cur.execute(f"ALTER TABLE {TABLE} FORCE ROW LEVEL SECURITY")
+    cur.execute(
+        f"""
+        CREATE POLICY {TABLE}_tenant_reads ON {TABLE} FOR SELECT
+        USING (tenant = current_setting('afteraction.tenant', true)
+               OR current_setting('afteraction.all_tenants', true) = 'on')
+        """
+    )
+    for command in ("INSERT", "UPDATE", "DELETE"):
+        check = "" if command == "DELETE" else " WITH CHECK (tenant = current_setting('afteraction.tenant', true))"
+        using = "" if command == "INSERT" else " USING (tenant = current_setting('afteraction.tenant', true))"
+        cur.execute(f"CREATE POLICY {TABLE}_tenant_{command.lower()}s ON {TABLE} FOR {command}{using}{check}")
+
+
+MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_row_level_security)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def version(cur: psycopg.Cursor[tuple[object, ...]], where: str) -> int:
+    """The afteraction schema version of this database (0 when blank); StoreError when the
+    database holds a table of ours without a migrations record, or is newer than this code."""
+    cur.execute("SELECT to_regclass(%s) IS NOT NULL, to_regclass(%s) IS NOT NULL", (MIGRATIONS_TABLE, TABLE))
+    found = cur.fetchone()
+    assert found is not None
+    has_migrations, has_table = found
+    if not has_migrations:
+        if has_table:
+            raise StoreError(
+                f"{where} has a table {TABLE} that afteraction did not create (no {MIGRATIONS_TABLE}); "
+                "use another database or schema"
+            )
+        return 0
+    cur.execute(f"SELECT name FROM {MIGRATIONS_TABLE}")
+    applied = {str(name) for (name,) in cur.fetchall()}
+    unknown = sorted(applied - {m.__name__ for m in MIGRATIONS})
+    if unknown:
+        raise StoreError(
+            f"{where} has afteraction schema version {len(applied)} (migration {unknown[0]!r}), newer than this "
+            f"afteraction understands (version {SCHEMA_VERSION}); upgrade afteraction to open it"
+        )
+    return len(applied)
+
+
+def migrate(
+    db: psycopg.Connection[tuple[object, ...]], where: str, migrations: Sequence[Migration] = MIGRATIONS
+) -> int:
+    """Apply the migrations not yet applied, in one transaction under an advisory lock; the
+    resulting version. ``db`` is in autocommit mode."""
+    try:
+        with db.transaction(), db.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
+            current = version(cur, where)
+            if current >= len(migrations):
+                return current
+            cur.execute(
+                f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
+                "(name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+            cur.execute(f"SELECT name FROM {MIGRATIONS_TABLE}")
+            applied = {str(name) for (name,) in cur.fetchall()}
+            for migration in migrations:
+                if migration.__name__ not in applied:
+                    migration(cur)
+                    cur.execute(f"INSERT INTO {MIGRATIONS_TABLE} (name) VALUES (%s)", (migration.__name__,))
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise StoreError(
+            f"{where}: the role cannot create afteraction's tables ({exc}); grant it CREATE on the schema "
+            "(or run the migrations once as the owner)"
+        ) from exc
+    return len(migrations)

