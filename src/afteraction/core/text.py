@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 import snowballstemmer
 
 from afteraction.model import Experience
 
-__all__ = ["STOPWORDS", "content_terms", "searchable", "stem", "stems", "tokenize"]
+__all__ = ["STOPWORDS", "content_terms", "search_stems", "searchable", "stem", "stemmed", "stems", "tokenize"]
 
 # Word characters, keeping identifiers such as ``packages.lock.json`` or ``HTTP_401`` apart
 # into their parts: retrieval matches on the parts.
@@ -69,3 +70,13 @@ def searchable(experience: Experience) -> tuple[str, str, str]:
     if experience.scenario is not None and experience.scenario.symptoms:
         summary = " ".join((summary, *experience.scenario.symptoms))
     return experience.task, summary, experience.lesson
+
+
+def stemmed(text: str) -> str:
+    """The text as a search index sees it: its tokens' Snowball stems, space separated."""
+    return " ".join(map(stem, tokenize(text)))
+
+
+def search_stems(terms: Sequence[str]) -> list[str]:
+    """The distinct stems of the terms' tokens, in first-seen order: what a store searches for."""
+    return list(dict.fromkeys(s for term in terms for token in tokenize(term) if (s := stem(token))))

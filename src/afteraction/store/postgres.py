@@ -27,13 +27,11 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from afteraction.core.text import searchable
+from afteraction.core.text import search_stems, searchable, stemmed
 from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
 from afteraction.store.base import Candidate
 from afteraction.store.postgres_schema import TABLE, migrate
-from afteraction.store.sqlite import search_stems
-from afteraction.store.sqlite_schema import stemmed
 
 __all__ = ["PostgresStore"]
 

@@ -24,11 +24,11 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from afteraction.core.text import searchable, tokenize
+from afteraction.core.text import search_stems, searchable, stemmed
 from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
 from afteraction.store.base import Candidate
-from afteraction.store.sqlite_schema import ANCHOR, check_file, inspect, migrate, stemmed
+from afteraction.store.sqlite_schema import ANCHOR, check_file, inspect, migrate
 
 __all__ = ["SQLiteStore"]
 
@@ -100,11 +100,6 @@ def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
             clauses.append(f"(e.{part} IS NULL OR e.{part} = ?)")
             params.append(value)
     return " AND ".join(clauses), params
-
-
-def search_stems(terms: Sequence[str]) -> list[str]:
-    """The distinct stems of the terms' tokens, in first-seen order."""
-    return list(dict.fromkeys(s for term in terms for token in tokenize(term) if (s := stemmed(token))))
 
 
 def _any(stems: Sequence[str]) -> str:

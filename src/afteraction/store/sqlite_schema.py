@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-from afteraction.core.text import searchable, stem, tokenize
+from afteraction.core.text import searchable, stemmed
 from afteraction.errors import StoreError
 from afteraction.model import Experience
 
@@ -42,11 +42,6 @@ Migration = Callable[[sqlite3.Connection], None]
 
 TEXT_COLUMNS = ("task_terms", "summary_terms", "lesson_terms")
 ANCHOR = "_"  # a token of its own (tokenchars '_'): ``stemmed`` text and query stems never contain "_"
-
-
-def stemmed(text: str) -> str:
-    """The text as the search index sees it: its tokens' Snowball stems, space separated."""
-    return " ".join(map(stem, tokenize(text)))
 
 
 def m001_experiences(db: sqlite3.Connection) -> None:

@@ -1,0 +1,28 @@
+"""Embedders: text to vectors, for the vector channel of retrieval.
+
+- ``Embedder``: the protocol (``model_id``, ``dimension``, ``embed(texts)``); ``AsyncEmbedder`` for
+  embedders with a native ``aembed``; ``aembed(embedder, texts)`` calls either from async code.
+- ``Checked(embedder)``: validates and unit-normalizes every output, and turns any failure into
+  ``EmbedderError``; ``check_vectors`` is that check on its own.
+- ``MiniLM``: the bundled offline default (all-MiniLM-L6-v2, int8 ONNX, 384 dimensions), needing
+  the ``embed`` extra; ``default_embedder()`` is ``Checked(MiniLM())``.
+
+Importing this package imports neither numpy nor onnxruntime: ``MiniLM()`` does, and raises
+``ConfigError`` naming the extra when they are missing.
+"""
+
+from __future__ import annotations
+
+from afteraction.embed.base import AsyncEmbedder, Checked, Embedder, aembed, check_texts, check_vectors
+from afteraction.embed.minilm import MiniLM, default_embedder
+
+__all__ = [
+    "AsyncEmbedder",
+    "Checked",
+    "Embedder",
+    "MiniLM",
+    "aembed",
+    "check_texts",
+    "check_vectors",
+    "default_embedder",
+]
