@@ -27,9 +27,10 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from afteraction.core.text import search_stems, searchable, stemmed
+from afteraction.core.text import search_stems
 from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
+from afteraction.store._sql import COLUMNS, record_values, scope_predicate
 from afteraction.store.base import Candidate
 from afteraction.store.postgres_schema import TABLE, migrate
 
@@ -40,10 +41,7 @@ _DECODED = 4_096
 _PAGE = 500
 _ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
 
-_COLUMNS = (
-    'tenant, id, app, project, team, agent, "user", task_id, task, summary, lesson, status, confidence, '
-    "created_at, updated_at, expires_at, revision, data, task_terms, summary_terms, lesson_terms"
-)
+_COLUMNS = ", ".join(f'"{c}"' if c == "user" else c for c in COLUMNS)
 _INSERT = (
     f"INSERT INTO {TABLE} ({_COLUMNS}) VALUES ({', '.join(['%s'] * len(_COLUMNS.split(', ')))}) "
     "ON CONFLICT (tenant, id) DO NOTHING"
@@ -78,28 +76,12 @@ _SEARCH = f"""
 
 def row(experience: Experience) -> tuple[Any, ...]:
     """The column values of one record, in ``_COLUMNS`` order."""
-    exp, scope = experience, experience.scope
-    data = json.dumps(exp.to_dict(), ensure_ascii=False, separators=(",", ":"))
-    return (
-        *(scope.tenant, exp.id, scope.app, scope.project, scope.team, scope.agent, scope.user),
-        *(exp.task_id, exp.task, exp.summary, exp.lesson, exp.status.value, exp.confidence),
-        *(exp.created_at, exp.updated_at, exp.expires_at),
-        *(exp.revision, data, *map(stemmed, searchable(exp))),
-    )
+    return record_values(experience, lambda instant: instant)
 
 
 def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
     """The predicate (on alias ``e``) for the rows ``scope`` sees, and its parameters."""
-    clauses = ["e.tenant = %s", "e.app = %s", "e.project = %s"]
-    params: list[Any] = [scope.tenant, scope.app, scope.project]
-    for part in Scope.OPTIONAL:
-        column, value = f'e."{part}"', getattr(scope, part)
-        if value is None:
-            clauses.append(f"{column} IS NULL")
-        else:
-            clauses.append(f"({column} IS NULL OR {column} = %s)")
-            params.append(value)
-    return " AND ".join(clauses), params
+    return scope_predicate(scope, "%s", lambda part: f'e."{part}"')
 
 
 def redact(url: str) -> str:

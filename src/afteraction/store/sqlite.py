@@ -24,9 +24,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from afteraction.core.text import search_stems, searchable, stemmed
+from afteraction.core.text import search_stems
 from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
+from afteraction.store._sql import COLUMNS, record_values, scope_predicate
 from afteraction.store.base import Candidate
 from afteraction.store.sqlite_schema import ANCHOR, check_file, inspect, migrate
 
@@ -41,10 +42,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MICROSECOND = timedelta(microseconds=1)
 _ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
 
-_COLUMNS = (
-    "tenant, id, app, project, team, agent, user, task_id, task, summary, lesson, status, confidence, "
-    "created_at, updated_at, expires_at, revision, data, task_terms, summary_terms, lesson_terms"
-)
+_COLUMNS = ", ".join(COLUMNS)
 _INSERT = (
     f"INSERT INTO experiences ({_COLUMNS}) VALUES ({', '.join('?' * len(_COLUMNS.split(', ')))}) "
     "ON CONFLICT (tenant, id) DO NOTHING"
@@ -72,34 +70,14 @@ def micros(value: datetime) -> int:
     return (value - _EPOCH) // _MICROSECOND
 
 
-def _optional_micros(value: datetime | None) -> int | None:
-    return None if value is None else micros(value)
-
-
 def row(experience: Experience) -> tuple[Any, ...]:
     """The column values of one record, in ``_COLUMNS`` order."""
-    exp, scope = experience, experience.scope
-    data = json.dumps(exp.to_dict(), ensure_ascii=False, separators=(",", ":"))
-    return (
-        *(scope.tenant, exp.id, scope.app, scope.project, scope.team, scope.agent, scope.user),
-        *(exp.task_id, exp.task, exp.summary, exp.lesson, exp.status.value, exp.confidence),
-        *(micros(exp.created_at), _optional_micros(exp.updated_at), _optional_micros(exp.expires_at)),
-        *(exp.revision, data, *map(stemmed, searchable(exp))),
-    )
+    return record_values(experience, micros)
 
 
 def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
     """The predicate (on alias ``e``) for the rows ``scope`` sees, and its parameters."""
-    clauses = ["e.tenant = ?", "e.app = ?", "e.project = ?"]
-    params: list[Any] = [scope.tenant, scope.app, scope.project]
-    for part in Scope.OPTIONAL:
-        value = getattr(scope, part)
-        if value is None:
-            clauses.append(f"e.{part} IS NULL")
-        else:
-            clauses.append(f"(e.{part} IS NULL OR e.{part} = ?)")
-            params.append(value)
-    return " AND ".join(clauses), params
+    return scope_predicate(scope, "?", lambda part: f"e.{part}")
 
 
 def _any(stems: Sequence[str]) -> str:
