@@ -1,12 +1,16 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from afteraction.cli import main
+from afteraction.store.sqlite_schema import MIGRATIONS, migrate
 from tests._golden import assert_golden
 
 SCOPE = [
@@ -137,3 +141,138 @@ def test_a_file_that_is_not_ours_is_refused_untouched(tmp_path: Path) -> None:
     code, _, err = cli("lessons", *ACME, "--db", str(notes))
     assert code == 1 and "notes.db" in err
     assert notes.read_text() == "shopping list\n"
+
+
+# db status / db upgrade
+
+
+def test_db_status_of_a_missing_file_reads_only_then_upgrade_creates_the_schema(tmp_path: Path) -> None:
+    db = str(tmp_path / "new.db")
+    code, out, _ = cli("db", "status", "--db", db)
+    assert code == 1
+    assert "none yet (a blank database); this afteraction expects version 2" in out
+    assert "pending  m001_experiences" in out and "pending  m002_search" in out
+    assert "applied  " not in out and "run `afteraction db upgrade`" in out
+    assert not (tmp_path / "new.db").exists()  # status created nothing
+    assert cli("db", "upgrade", "--db", db)[1] == (
+        "applied  m001_experiences\napplied  m002_search\n2 migration(s) applied\n"
+    )
+    code, out, _ = cli("db", "status", "--db", db)
+    assert code == 0 and "schema:   version 2;" in out and out.endswith("up to date\n")
+    assert cli("db", "upgrade", "--db", db) == (0, "already up to date: nothing applied\n", "")
+
+
+def test_db_status_and_upgrade_of_an_old_database_keep_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        migrate(db, str(path), MIGRATIONS[:1])
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(MINIMAL) + "\n", encoding="utf-8")
+    code, out, _ = cli("db", "status", "--db", str(path), "--json")
+    assert code == 1
+    status = json.loads(out)
+    assert set(status) == {"database", "backend", "ours", "version", "expected", "up_to_date", "applied", "pending"}
+    assert status["database"] == str(path) and status["backend"] == "sqlite" and status["ours"] is True
+    assert (status["version"], status["expected"], status["up_to_date"]) == (1, 2, False)
+    assert [m["name"] for m in status["applied"]] == ["m001_experiences"]
+    assert datetime.fromisoformat(status["applied"][0]["applied_at"]).tzinfo is not None
+    assert status["pending"] == ["m002_search"]
+
+    code, out, _ = cli("db", "upgrade", "--db", f"sqlite:{path}", "--json")
+    assert (code, json.loads(out)) == (0, {"applied": ["m002_search"]})
+    assert json.loads(cli("db", "upgrade", "--db", str(path), "--json")[1]) == {"applied": []}
+    code, out, _ = cli("db", "status", "--db", str(path), "--json")
+    status = json.loads(out)
+    assert code == 0 and status["up_to_date"] is True and status["pending"] == []
+    assert [m["name"] for m in status["applied"]] == ["m001_experiences", "m002_search"]
+    cli("import", str(source), "--db", str(path))
+    assert [r["id"] for r in json.loads(cli("lessons", *ACME, "--json", "--db", str(path))[1])] == ["legacy-1"]
+
+
+def test_db_status_of_a_database_newer_than_the_code_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "future.db"
+    cli("db", "upgrade", "--db", str(path))
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.execute("PRAGMA user_version = 99")
+    for command in ("status", "upgrade"):
+        code, out, err = cli("db", command, "--db", str(path))
+        assert code == 2 and out == ""
+        assert str(path) in err and "newer than this afteraction understands" in err
+
+
+def test_db_commands_refuse_a_file_that_is_not_ours_untouched(tmp_path: Path) -> None:
+    foreign = tmp_path / "shop.db"
+    with closing(sqlite3.connect(foreign, isolation_level=None)) as db:
+        db.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY)")
+    before = foreign.read_bytes()
+    notes = tmp_path / "notes.db"
+    notes.write_text("shopping list\n")
+    for path, message in ((foreign, "another application (it has customers)"), (notes, "not an SQLite database")):
+        for command in ("status", "upgrade"):
+            code, out, err = cli("db", command, "--db", str(path))
+            assert code == 2 and out == "" and err.startswith(f"error: {path} ") and message in err
+    assert foreign.read_bytes() == before and notes.read_text() == "shopping list\n"
+
+
+def test_db_commands_on_memory_say_there_is_no_schema() -> None:
+    code, out, _ = cli("db", "status", "--db", ":memory:")
+    assert code == 0 and "keeps no schema" in out
+    assert json.loads(cli("db", "status", "--db", ":memory:", "--json")[1]) == {
+        "database": ":memory:",
+        "backend": "memory",
+        "ours": False,
+        "version": 0,
+        "expected": 0,
+        "up_to_date": True,
+        "applied": [],
+        "pending": [],
+    }
+    assert cli("db", "upgrade", "--db", ":memory:") == (0, ":memory: keeps no schema: nothing to apply\n", "")
+
+
+def test_db_status_names_a_bad_url() -> None:
+    code, _, err = cli("db", "status", "--db", "redis://localhost")
+    assert code == 2 and "'redis://localhost' is not one afteraction can open" in err
+
+
+@pytest.mark.postgres
+def test_db_status_and_upgrade_on_postgres(pg_url: str) -> None:
+    import psycopg
+
+    from afteraction.store import postgres_schema
+
+    code, out, _ = cli("db", "status", "--db", pg_url, "--json")
+    status = json.loads(out)
+    assert code == 1 and status["backend"] == "postgresql" and status["ours"] is False
+    assert status["pending"] == [m.__name__ for m in postgres_schema.MIGRATIONS] and status["applied"] == []
+    with psycopg.connect(pg_url, autocommit=True) as db:  # status created nothing
+        assert db.execute("SELECT to_regclass(%s)", (postgres_schema.MIGRATIONS_TABLE,)).fetchone() == (None,)
+        postgres_schema.migrate(db, "test", postgres_schema.MIGRATIONS[:1])
+
+    code, out, _ = cli("db", "status", "--db", pg_url)
+    assert code == 1 and "schema:   version 1; this afteraction expects version 2" in out
+    assert "applied  m001_experiences  " in out and "pending  m002_row_level_security" in out
+    assert cli("db", "upgrade", "--db", pg_url) == (0, "applied  m002_row_level_security\n1 migration(s) applied\n", "")
+    assert cli("db", "upgrade", "--db", pg_url.replace("://", "+psycopg://", 1), "--json")[1] == '{"applied": []}\n'
+    code, out, _ = cli("db", "status", "--db", pg_url, "--json")
+    status = json.loads(out)
+    assert code == 0 and status["up_to_date"] is True and status["version"] == status["expected"] == 2
+    assert [m["name"] for m in status["applied"]] == ["m001_experiences", "m002_row_level_security"]
+
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        db.execute(f"INSERT INTO {postgres_schema.MIGRATIONS_TABLE} (name) VALUES ('m999_from_the_future')")
+    code, _, err = cli("db", "status", "--db", pg_url)
+    assert code == 2 and "newer than this afteraction understands" in err
+
+
+@pytest.mark.postgres
+def test_db_status_on_postgres_refuses_a_table_it_did_not_create(pg_url: str) -> None:
+    import psycopg
+
+    from afteraction.store import postgres_schema
+
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        db.execute(f"CREATE TABLE {postgres_schema.TABLE} (x int)")
+    for command in ("status", "upgrade"):
+        code, _, err = cli("db", command, "--db", pg_url)
+        assert code == 2 and "did not create" in err

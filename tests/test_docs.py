@@ -44,11 +44,20 @@ def cli_reference() -> str:
         main, info_name="afteraction", terminal_width=100, max_content_width=100, **main.context_settings
     )
     parts.append(f"## afteraction\n\n```\n{main.get_help(ctx)}\n```\n")
-    for name in sorted(main.commands):  # type: ignore[attr-defined]
-        command = main.commands[name]  # type: ignore[attr-defined]
-        sub = click.Context(command, info_name=name, parent=ctx, terminal_width=100, max_content_width=100)
-        parts.append(f"## afteraction {name}\n\n```\n{command.get_help(sub)}\n```\n")
+    parts.extend(_commands(main, ctx, "afteraction"))
     return "\n".join(parts)
+
+
+def _commands(group: click.Group, parent: click.Context, prefix: str) -> list[str]:
+    """Every command's help, groups included, depth first, by name."""
+    out = []
+    for name in sorted(group.commands):
+        command = group.commands[name]
+        ctx = click.Context(command, info_name=name, parent=parent, terminal_width=100, max_content_width=100)
+        out.append(f"## {prefix} {name}\n\n```\n{command.get_help(ctx)}\n```\n")
+        if isinstance(command, click.Group):
+            out.extend(_commands(command, ctx, f"{prefix} {name}"))
+    return out
 
 
 def test_cli_reference_is_generated_from_help() -> None:

@@ -24,7 +24,7 @@ db_option = click.option(
     envvar="AFTERACTION_DATABASE_URL",
     default=DEFAULT_DATABASE,
     show_default=True,
-    help="The store: an SQLite file path or ':memory:' (env: AFTERACTION_DATABASE_URL).",
+    help="The store: an SQLite file path, ':memory:' or 'postgresql://…' (env: AFTERACTION_DATABASE_URL).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 scope_option = click.option(
@@ -54,13 +54,22 @@ def _scope(values: Sequence[str]) -> Scope:
 def _errors(fn: F) -> F:
     """Map afteraction errors to a one-line message and an exit status (2: bad input or
     set-up; 1: anything else)."""
+    return _mapped(fn, failure=1)
 
+
+def _schema_errors(fn: F) -> F:
+    """As ``_errors``, but every error exits 2 (a database that cannot be read, is not
+    afteraction's or is newer than this code), so that 1 keeps meaning "migrations pending"."""
+    return _mapped(fn, failure=2)
+
+
+def _mapped(fn: F, *, failure: int) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except AfterActionError as exc:
             click.echo(f"error: {exc}", err=True)
-            sys.exit(2 if isinstance(exc, (ValidationError, ConfigError)) else 1)
+            sys.exit(2 if isinstance(exc, (ValidationError, ConfigError)) else failure)
 
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
@@ -270,3 +279,66 @@ def validate(file: IO[str], db: str, as_json: bool) -> None:
         click.echo(f"{len(results)} events, {len(results) - len(bad)} valid, {len(bad)} invalid")
     if bad:
         sys.exit(1)
+
+
+@main.group()
+def db() -> None:
+    """Inspect and upgrade the store's schema (SQLite or PostgreSQL).
+
+    `db status` only reads: it exits 0 when the schema is up to date, 1 when migrations are
+    pending, 2 when the database cannot be read, is not afteraction's or is newer than this
+    afteraction. `db upgrade` applies the pending migrations, forward-only; a second run applies
+    nothing. Both take --db and --json."""
+
+
+@db.command(name="status")
+@db_option
+@json_option
+@_schema_errors
+def db_status(db: str, as_json: bool) -> None:
+    """Show the schema version of the database, the version this afteraction expects, and the
+    migrations applied and pending. Reads only: nothing is created or migrated.
+
+    Exits 0 when up to date, 1 when migrations are pending (run `afteraction db upgrade`), 2
+    when the database cannot be read, is not afteraction's, or is newer than this afteraction."""
+    from afteraction.store.admin import status
+
+    found = status(db)
+    if as_json:
+        click.echo(json.dumps(found.to_dict(), ensure_ascii=False))
+    elif found.backend == "memory":
+        click.echo(":memory: keeps no schema (nothing outlives the process): nothing to migrate")
+    else:
+        state = f"version {found.version}" if found.ours else "none yet (a blank database)"
+        click.echo(f"database: {found.database} ({found.backend})")
+        click.echo(f"schema:   {state}; this afteraction expects version {found.expected}")
+        for m in found.applied:
+            click.echo(f"  applied  {m.name}  {m.applied_at.isoformat(timespec='seconds')}")
+        for name in found.pending:
+            click.echo(f"  pending  {name}")
+        click.echo("up to date" if found.up_to_date else "migrations pending: run `afteraction db upgrade`")
+    if not found.up_to_date:
+        sys.exit(1)
+
+
+@db.command(name="upgrade")
+@db_option
+@json_option
+@_schema_errors
+def db_upgrade(db: str, as_json: bool) -> None:
+    """Apply the pending migrations (forward-only) and print their names; a database already up
+    to date is left as it is. Opening a store with any other command migrates it too.
+
+    Exits 0 on success, 2 when the database cannot be opened, is not afteraction's, or is newer
+    than this afteraction."""
+    from afteraction.store.admin import upgrade
+
+    applied = upgrade(db)
+    if as_json:
+        click.echo(json.dumps({"applied": applied}))
+    elif db == ":memory:":
+        click.echo(":memory: keeps no schema: nothing to apply")
+    else:
+        for name in applied:
+            click.echo(f"applied  {name}")
+        click.echo(f"{len(applied)} migration(s) applied" if applied else "already up to date: nothing applied")

@@ -13,13 +13,14 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from afteraction.errors import ConfigError
 from afteraction.store.base import Candidate, Store
 from afteraction.store.memory import MemoryStore
 from afteraction.store.sqlite import SQLiteStore
 
-__all__ = ["Candidate", "MemoryStore", "SQLiteStore", "Store", "open_store"]
+__all__ = ["Backend", "Candidate", "MemoryStore", "SQLiteStore", "Store", "locate", "open_store", "require_postgres"]
 
 _ACCEPTED = (
     "':memory:', 'sqlite:///relative/path.db', 'sqlite:////absolute/path.db', 'sqlite:path', a file path "
@@ -28,12 +29,16 @@ _ACCEPTED = (
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 
 
-def open_store(url: str) -> Store:
-    """The store a URL names. Raises ConfigError for anything this install cannot open."""
+Backend = Literal["memory", "sqlite", "postgresql"]
+
+
+def locate(url: str) -> tuple[Backend, str]:
+    """Which backend a URL names and its target (the SQLite path, or the PostgreSQL URL without
+    a SQLAlchemy driver suffix), without opening anything. Raises ConfigError for a URL no backend accepts."""
     if not isinstance(url, str) or not url.strip():
         raise ConfigError(f"store URL {url!r} is empty; use {_ACCEPTED}")
     if url == ":memory:":
-        return MemoryStore()
+        return "memory", url
     scheme_match = _SCHEME.match(url)
     scheme = scheme_match.group(1).lower() if scheme_match else ""
     if len(scheme) == 1:  # a Windows drive letter: C:\\data\\memory.db
@@ -45,21 +50,38 @@ def open_store(url: str) -> Store:
             raise ConfigError(f"store URL {url!r} names a host; use {_ACCEPTED}")
         if not path:
             raise ConfigError(f"store URL {url!r} has no path; use {_ACCEPTED}")
-        return SQLiteStore(path)
+        return "sqlite", path
     if scheme in ("postgresql", "postgres") or scheme.startswith(("postgresql+", "postgres+")):
-        try:
-            from afteraction.store.postgres import PostgresStore
-        except ImportError as exc:
-            raise ConfigError(
-                f"store URL {_redact(url)!r}: the PostgreSQL backend needs the 'postgres' extra "
-                f"(pip install 'afteraction[postgres]'): {exc}"
-            ) from exc
-        return PostgresStore(url)
+        return "postgresql", re.sub(r"^(postgres(?:ql)?)\+[a-z0-9]+://", r"\1://", url)  # psycopg's form
     if scheme in ("http", "https"):
         raise ConfigError(f"store URL {url!r}: the remote client (for an afteraction server) is not available yet")
     if scheme:
         raise ConfigError(f"store URL {_redact(url)!r} is not one afteraction can open; use {_ACCEPTED}")
-    return SQLiteStore(url)
+    return "sqlite", url
+
+
+def open_store(url: str) -> Store:
+    """The store a URL names. Raises ConfigError for anything this install cannot open."""
+    backend, target = locate(url)
+    if backend == "memory":
+        return MemoryStore()
+    if backend == "sqlite":
+        return SQLiteStore(target)
+    require_postgres(url)
+    from afteraction.store.postgres import PostgresStore
+
+    return PostgresStore(url)
+
+
+def require_postgres(url: str) -> None:
+    """ConfigError naming the ``postgres`` extra when the PostgreSQL driver is not installed."""
+    try:
+        import afteraction.store.postgres  # noqa: F401
+    except ImportError as exc:
+        raise ConfigError(
+            f"store URL {_redact(url)!r}: the PostgreSQL backend needs the 'postgres' extra "
+            f"(pip install 'afteraction[postgres]'): {exc}"
+        ) from exc
 
 
 def _redact(url: str) -> str:
