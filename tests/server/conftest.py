@@ -17,7 +17,7 @@ from afteraction.store.sqlite_events import SQLiteEvents
 LIMITS = Limits(event_bytes=64 * 1024, batch_bytes=256 * 1024, batch_events=100, page=50)
 
 
-def test_tenant(request: Request) -> str:
+def tenant_from_header(request: Request) -> str:
     return request.headers.get("x-test-tenant", DEV_TENANT)
 
 
@@ -30,6 +30,6 @@ def events(tmp_path: Path) -> Iterator[SQLiteEvents]:
 
 @pytest.fixture
 def client(events: SQLiteEvents) -> Iterator[TestClient]:
-    app = create_app(events, tenant=test_tenant, limits=LIMITS)
+    app = create_app(events, tenant=tenant_from_header, limits=LIMITS)
     with TestClient(app, raise_server_exceptions=False) as found:
         yield found

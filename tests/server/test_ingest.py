@@ -9,8 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.requests import Request
 from starlette.testclient import TestClient
 
+from afteraction.server import create_app
+from afteraction.store.sqlite_events import SQLiteEvents
 from tests.conftest import CONFORMANCE
 from tests.server.conftest import LIMITS
 
@@ -183,3 +186,19 @@ def test_errors_elsewhere_are_json_of_the_same_shape(client: TestClient) -> None
         assert answer.headers["content-type"] == "application/json"
         assert answer.status_code in (404, 405)
         assert set(answer.json()) <= {"accepted", "errors"} and answer.json()["errors"][0]["message"]
+
+
+def test_a_batch_item_that_is_not_an_object_is_named_by_its_index(client: TestClient) -> None:
+    answer = client.post("/events/batch", json=[event("ok"), 42])
+    assert answer.status_code == 202
+    assert answer.json()["results"][1]["errors"][0]["field"] == "events[1]"
+
+
+def test_an_unexpected_failure_is_a_json_500_without_a_traceback(events: SQLiteEvents) -> None:
+    def broken(request: Request) -> str:
+        raise RuntimeError("secret detail")
+
+    with TestClient(create_app(events, tenant=broken), raise_server_exceptions=False) as client:
+        answer = client.post("/events", json=event())
+    assert answer.status_code == 500
+    assert answer.json() == {"accepted": False, "errors": [{"field": None, "message": "internal error"}]}

@@ -13,7 +13,7 @@ from afteraction.model._check import MAX_ID
 from afteraction.server.cursor import Cursors
 from afteraction.store.sqlite_events import SQLiteEvents
 
-__all__ = ["Limits", "Problem", "Service", "TenantResolver", "error_body", "json", "path_id"]
+__all__ = ["Limits", "Problem", "Service", "TenantResolver", "count", "error_body", "int_param", "json", "path_id"]
 
 #: Who the caller is: the tenant every read and write of this request is scoped to.
 TenantResolver = Callable[[Request], str]
@@ -67,10 +67,19 @@ def path_id(request: Request, name: str) -> str:
     return value
 
 
+def count(text: str) -> int | None:
+    """A non-negative decimal integer of ASCII digits (at most 18 of them), else None."""
+    text = text.strip()
+    if not text or len(text) > 18 or not (text.isascii() and text.isdigit()):
+        return None
+    return int(text)
+
+
 def int_param(request: Request, name: str, default: int, *, maximum: int) -> int:
     raw = request.query_params.get(name)
     if raw is None:
         return default
-    if not raw.isdigit() or not 1 <= int(raw) <= maximum:
+    value = count(raw)
+    if value is None or not 1 <= value <= maximum:
         raise Problem(400, name, f"must be an integer from 1 to {maximum}, got {raw[:32]!r}")
-    return int(raw)
+    return value

@@ -20,7 +20,7 @@ from starlette.routing import Route
 
 from afteraction.errors import ValidationError
 from afteraction.model import Event
-from afteraction.server.common import Problem, Service
+from afteraction.server.common import Problem, Service, count
 from afteraction.server.common import json as respond
 
 __all__ = ["routes"]
@@ -41,10 +41,11 @@ async def read_body(request: Request, limit: int) -> bytes:
     Content-Length, or while a chunked body streams in."""
     declared = request.headers.get("content-length")
     if declared is not None:
-        if not declared.strip().isdigit():
+        size = count(declared)
+        if size is None:
             raise Problem(400, "content-length", f"must be a number of bytes, got {declared[:32]!r}")
-        if int(declared) > limit:
-            raise Problem(413, None, f"the body is {int(declared)} bytes; the limit is {limit}")
+        if size > limit:
+            raise Problem(413, None, f"the body is {size} bytes; the limit is {limit}")
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
@@ -79,7 +80,8 @@ def validate(data: object, prefix: str = "") -> Event:
     try:
         return Event.from_dict(data)
     except ValidationError as exc:
-        raise Problem(400, prefix + exc.field, exc.rule) from None
+        field = prefix.rstrip(".") if prefix and exc.field == "event" else prefix + exc.field
+        raise Problem(400, field, exc.rule) from None
     except (TypeError, ValueError) as exc:
         raise Problem(400, prefix.rstrip(".") or "event", f"is not a valid AEP event: {exc}") from None
 
