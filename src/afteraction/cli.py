@@ -342,3 +342,29 @@ def db_upgrade(db: str, as_json: bool) -> None:
         for name in applied:
             click.echo(f"applied  {name}")
         click.echo(f"{len(applied)} migration(s) applied" if applied else "already up to date: nothing applied")
+
+
+@main.command()
+@db_option
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on (loopback only).")
+@click.option("--port", default=8787, show_default=True, type=click.IntRange(0, 65535), help="The port.")
+@click.option("--dev", is_flag=True, help="Development mode: tenant 'dev', no API keys, loopback only. Required.")
+@_errors
+def serve(db: str, host: str, port: int, dev: bool) -> None:
+    """Run the HTTP service (the `server` extra): AEP-compatible ingest and session reads.
+
+    An AEP SDK pointed at http://HOST:PORT sends events unchanged (POST /events, POST
+    /events/batch); GET /sessions, /sessions/{id}/events and /sessions/{id}/tree read them back.
+    Only development mode exists so far: API keys come later, and without --dev it refuses to
+    start."""
+    if not dev:
+        raise ConfigError(
+            "API keys are not available yet: run `afteraction serve --dev` (tenant 'dev', no keys, loopback only)"
+        )
+    from afteraction.server import is_loopback
+    from afteraction.server import serve as run
+
+    if not is_loopback(host):
+        raise ConfigError(f"--dev runs without API keys, so only on a loopback address; got --host {host!r}")
+    click.echo(f"afteraction: serving {db} on http://{host}:{port} (development mode: tenant 'dev', no API keys)")
+    run(db, host=host, port=port, dev=dev)

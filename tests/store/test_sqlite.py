@@ -38,10 +38,15 @@ def filled(path: Path, n: int = 200) -> SQLiteStore:
 # opening and migrating
 
 EXPECTED_SCHEMA = [
+    ("index", "events_session_at"),
     ("index", "experiences_scope_created"),
+    ("index", "sessions_parent"),
+    ("index", "sessions_started"),
     ("index", "sqlite_autoindex__afteraction_migrations_1"),
+    ("index", "sqlite_autoindex_events_1"),
     ("index", "sqlite_autoindex_experiences_1"),
     ("table", "_afteraction_migrations"),
+    ("table", "events"),
     ("table", "experiences"),
     ("table", "experiences_fts"),
     ("table", "experiences_fts_config"),
@@ -49,6 +54,7 @@ EXPECTED_SCHEMA = [
     ("table", "experiences_fts_docsize"),
     ("table", "experiences_fts_idx"),
     ("table", "experiences_fts_terms"),
+    ("table", "sessions"),
     ("trigger", "experiences_fts_delete"),
     ("trigger", "experiences_fts_insert"),
     ("trigger", "experiences_fts_update"),
@@ -74,7 +80,7 @@ def test_a_blank_database_migrates_to_the_expected_schema(tmp_path: Path) -> Non
     assert columns == EXPECTED_COLUMNS
     assert listing == EXPECTED_LISTING_INDEX
     assert unique == ["tenant", "id"]
-    assert applied == [m.__name__ for m in MIGRATIONS] == ["m001_experiences", "m002_search"]
+    assert applied == [m.__name__ for m in MIGRATIONS] == ["m001_experiences", "m002_search", "m003_events"]
     assert pragma(path, "user_version") == len(MIGRATIONS)
     assert pragma(path, "application_id") == APPLICATION_ID
 
@@ -104,7 +110,7 @@ def test_an_old_database_upgrades_without_losing_a_row(tmp_path: Path) -> None:
     assert pragma(path, "user_version") == 1
 
     store = SQLiteStore(path)
-    assert pragma(path, "user_version") == 2
+    assert pragma(path, "user_version") == len(MIGRATIONS)
     assert list(store.iter_all()) == sorted(originals, key=lambda e: e.id)  # iter_all goes in (tenant, id) order
     assert store.count(SCOPE) == 25
     assert len(store.search_text(SCOPE, ["waiting", "locks"], now=NOW)) == 25  # the new index covers old rows

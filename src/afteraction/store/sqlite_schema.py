@@ -116,7 +116,47 @@ def m002_search(db: sqlite3.Connection) -> None:
     db.execute("CREATE VIRTUAL TABLE experiences_fts_terms USING fts5vocab(experiences_fts, 'row')")
 
 
-MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_search)
+def m003_events(db: sqlite3.Connection) -> None:
+    """AEP events, deduplicated per tenant (never globally), and one row per session that the
+    ingest keeps current: the sessions list and the trees read it without scanning events.
+    Instants are integer microseconds since the epoch (UTC), so they sort as instants."""
+    db.execute(
+        """
+        CREATE TABLE events (
+            pk INTEGER PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            trace_id TEXT NOT NULL,
+            parent_session_id TEXT,
+            type TEXT NOT NULL,
+            at INTEGER NOT NULL,
+            data TEXT NOT NULL,
+            UNIQUE (tenant, id)
+        )
+        """
+    )
+    db.execute("CREATE INDEX events_session_at ON events (tenant, session_id, at, pk)")
+    db.execute(
+        """
+        CREATE TABLE sessions (
+            tenant TEXT NOT NULL,
+            id TEXT NOT NULL,
+            trace_id TEXT NOT NULL,
+            parent_session_id TEXT,
+            source TEXT NOT NULL,
+            started_at INTEGER NOT NULL,
+            ended_at INTEGER NOT NULL,
+            events INTEGER NOT NULL,
+            PRIMARY KEY (tenant, id)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("CREATE INDEX sessions_started ON sessions (tenant, started_at, id)")
+    db.execute("CREATE INDEX sessions_parent ON sessions (tenant, parent_session_id, id)")
+
+
+MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_search, m003_events)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -1,0 +1,85 @@
+"""What the routes share: the service's state, its limits, and the one shape of an error."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from afteraction.model._check import MAX_ID
+from afteraction.server.cursor import Cursors
+from afteraction.store.sqlite_events import SQLiteEvents
+
+__all__ = ["Limits", "Problem", "Service", "TenantResolver", "count", "error_body", "int_param", "json", "path_id"]
+
+#: Who the caller is: the tenant every read and write of this request is scoped to.
+TenantResolver = Callable[[Request], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Request limits. Bodies over them get 413 before anything is parsed."""
+
+    event_bytes: int = 1 << 20  # POST /events
+    batch_bytes: int = 16 << 20  # POST /events/batch
+    batch_events: int = 10_000
+    page: int = 500  # the largest ``limit`` a list accepts
+
+
+@dataclass(frozen=True, slots=True)
+class Service:
+    events: SQLiteEvents
+    tenant: TenantResolver
+    cursors: Cursors
+    limits: Limits = field(default_factory=Limits)
+
+
+class Problem(Exception):
+    """A request the server refuses: its status, the field at fault (if any) and why."""
+
+    def __init__(self, status: int, field: str | None, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.field = field
+        self.message = message
+
+
+def error_body(field: str | None, message: str, *, ingest: bool) -> dict[str, Any]:
+    """The one error shape: ``{"errors": [{"field", "message"}]}``; ingest routes also say
+    ``"accepted": false``, as the AEP reference server does."""
+    body: dict[str, Any] = {"accepted": False} if ingest else {}
+    body["errors"] = [{"field": field, "message": message}]
+    return body
+
+
+def json(data: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(data, status_code=status)
+
+
+def path_id(request: Request, name: str) -> str:
+    """A path parameter that is an id: not blank, at most MAX_ID characters, no control characters."""
+    value = str(request.path_params[name])
+    if not value.strip() or len(value) > MAX_ID or any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise Problem(400, name, f"must be 1 to {MAX_ID} characters without control characters")
+    return value
+
+
+def count(text: str) -> int | None:
+    """A non-negative decimal integer of ASCII digits (at most 18 of them), else None."""
+    text = text.strip()
+    if not text or len(text) > 18 or not (text.isascii() and text.isdigit()):
+        return None
+    return int(text)
+
+
+def int_param(request: Request, name: str, default: int, *, maximum: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    value = count(raw)
+    if value is None or not 1 <= value <= maximum:
+        raise Problem(400, name, f"must be an integer from 1 to {maximum}, got {raw[:32]!r}")
+    return value

@@ -1,0 +1,169 @@
+"""AEP ingest: ``POST /events`` and ``POST /events/batch``, answered as the AEP reference server does.
+
+One event: 202 ``{"accepted": true, "duplicate": false, "id": …}`` when new, 200 with
+``"duplicate": true`` when this tenant already has the id, 400 ``{"accepted": false, "errors": […]}``
+naming the field. A batch (a JSON array, or NDJSON) is answered per event in ``results``: 202
+when at least one event was new, 200 when none was new but some were valid, 400 when none was
+valid. A body over the limit gets 413 before it is parsed (chunked ones too), a content type
+other than JSON (or NDJSON for a batch) 415.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from afteraction.errors import ValidationError
+from afteraction.model import Event
+from afteraction.server.common import Problem, Service, count
+from afteraction.server.common import json as respond
+
+__all__ = ["routes"]
+
+_NDJSON = frozenset({"application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"})
+
+
+def _media_type(request: Request) -> str:
+    return request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+
+
+def _is_json(media: str) -> bool:
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The body, refused with 413 as soon as it is known to pass ``limit`` bytes: by its
+    Content-Length, or while a chunked body streams in."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        size = count(declared)
+        if size is None:
+            raise Problem(400, "content-length", f"must be a number of bytes, got {declared[:32]!r}")
+        if size > limit:
+            raise Problem(413, None, f"the body is {size} bytes; the limit is {limit}")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise Problem(413, None, f"the body passes the limit of {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_json(data: bytes | str, field: str) -> Any:
+    """Strict JSON: UTF-8, no NaN or Infinity; nesting too deep is bad input, not a crash."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        return json.loads(text, parse_constant=_reject_constant)
+    except UnicodeDecodeError:
+        raise Problem(400, field, "is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise Problem(400, field, f"is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except ValueError as exc:
+        raise Problem(400, field, str(exc)) from None
+    except RecursionError:
+        raise Problem(400, field, "is nested too deeply") from None
+
+
+def validate(data: object, prefix: str = "") -> Event:
+    """The event, or Problem(400) naming the field (``prefix`` places it inside a batch)."""
+    try:
+        return Event.from_dict(data)
+    except ValidationError as exc:
+        field = prefix.rstrip(".") if prefix and exc.field == "event" else prefix + exc.field
+        raise Problem(400, field, exc.rule) from None
+    except (TypeError, ValueError) as exc:
+        raise Problem(400, prefix.rstrip(".") or "event", f"is not a valid AEP event: {exc}") from None
+
+
+async def post_event(service: Service, request: Request) -> JSONResponse:
+    media = _media_type(request)
+    if not _is_json(media):
+        raise Problem(415, "content-type", f"must be application/json, got {media or 'none'!r}")
+    tenant = service.tenant(request)
+    event = validate(parse_json(await read_body(request, service.limits.event_bytes), "body"))
+    (added,) = await run_in_threadpool(service.events.add_many, tenant, [event])
+    return respond({"accepted": True, "duplicate": not added, "id": event.id}, 202 if added else 200)
+
+
+def _items(media: str, body: bytes, limit: int) -> list[tuple[Any, Problem | None]]:
+    """The batch's items, each decoded or with the problem that stopped it."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Problem(400, "body", "is not UTF-8 text") from None
+    if _is_json(media) and text.lstrip().startswith("["):
+        found = parse_json(text, "body")
+        if not isinstance(found, list):  # pragma: no cover - a text starting with "[" decodes to a list
+            raise Problem(400, "body", "must be a JSON array of events or NDJSON")
+        items: list[tuple[Any, Problem | None]] = [(item, None) for item in found]
+    else:
+        items = []
+        for line in text.splitlines():
+            if not line.strip():
+                continue
+            try:
+                items.append((parse_json(line, f"events[{len(items)}]"), None))
+            except Problem as problem:
+                items.append((None, problem))
+    if not items:
+        raise Problem(400, "body", "holds no events")
+    if len(items) > limit:
+        raise Problem(413, None, f"the batch holds {len(items)} events; the limit is {limit}")
+    return items
+
+
+async def post_batch(service: Service, request: Request) -> JSONResponse:
+    media = _media_type(request)
+    if not (_is_json(media) or media in _NDJSON):
+        raise Problem(415, "content-type", f"must be application/json or application/x-ndjson, got {media or 'none'!r}")
+    tenant = service.tenant(request)
+    items = _items(media, await read_body(request, service.limits.batch_bytes), service.limits.batch_events)
+    results: list[dict[str, Any]] = []
+    valid: list[tuple[int, Event]] = []
+    for index, (item, problem) in enumerate(items):
+        if problem is None:
+            try:
+                valid.append((index, validate(item, f"events[{index}].")))
+            except Problem as found:
+                problem = found
+        if problem is not None:
+            error = {"field": problem.field, "message": problem.message}
+            results.append({"index": index, "accepted": False, "errors": [error]})
+        else:
+            results.append({})
+    added = await run_in_threadpool(service.events.add_many, tenant, [event for _, event in valid])
+    for (index, event), new in zip(valid, added, strict=True):
+        results[index] = {"index": index, "accepted": True, "duplicate": not new, "id": event.id}
+    rejected = [result for result in results if not result["accepted"]]
+    body: dict[str, Any] = {
+        "accepted": bool(valid),
+        "received": len(items),
+        "added": sum(added),
+        "duplicates": len(added) - sum(added),
+        "rejected": len(rejected),
+        "results": results,
+    }
+    if rejected:
+        body["errors"] = [error for result in rejected for error in result["errors"]]
+    return respond(body, 202 if any(added) else 200 if valid else 400)
+
+
+def routes(service: Service) -> list[Route]:
+    async def event(request: Request) -> JSONResponse:
+        return await post_event(service, request)
+
+    async def batch(request: Request) -> JSONResponse:
+        return await post_batch(service, request)
+
+    return [Route("/events", event, methods=["POST"]), Route("/events/batch", batch, methods=["POST"])]

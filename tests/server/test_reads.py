@@ -1,0 +1,149 @@
+"""Session reads over HTTP: the real OpenAI Agents SDK stream becomes the sessions and the tree
+its run.md describes; pages, cursors, ordering by instant, cycle-safe trees, tenant scoping."""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from tests.conftest import CONFORMANCE
+from tests.server.test_ingest import event
+
+STREAM = CONFORMANCE / "aep-sdk-streams" / "openai-agents" / "events.jsonl"
+TRIP, CALC = "ses_20c47e95a7e0", "ses_25f0ef8ab479"
+TRIAGE, TRAVEL, CALCULATOR = "ses_81537f6b46b1", "ses_2eedc3a32ff2", "ses_88580a5f8d8e"
+
+
+def post_stream(client: TestClient) -> list[dict[str, Any]]:
+    sent = [json.loads(line) for line in STREAM.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for item in sent:  # one event per request, as the SDK's emitter sends them
+        answer = client.post("/events", json=item, headers={"user-agent": "python-httpx/0.28.1"})
+        assert answer.status_code == 202, answer.text
+        assert answer.json() == {"accepted": True, "duplicate": False, "id": item["id"]}
+    return sent
+
+
+def test_the_openai_agents_stream_becomes_its_sessions_and_tree(client: TestClient) -> None:
+    sent = post_stream(client)
+    assert len(sent) == 22
+    sessions = client.get("/sessions").json()
+    assert {s["session_id"] for s in sessions["sessions"]} == {TRIP, CALC, TRIAGE, TRAVEL, CALCULATOR}
+    assert sessions["next_cursor"] is None
+    by_id = {s["session_id"]: s for s in sessions["sessions"]}
+    assert by_id[TRIP]["parent_session_id"] is None  # the SDK sends "" for a root
+    assert by_id[TRIP]["trace_id"] == "trc_26a4693480a34af6"
+    assert by_id[TRIP]["source"] == "agent://trip_planner"
+    assert by_id[TRIP]["events"] == 6
+    assert sum(s["events"] for s in by_id.values()) == 22
+
+    tree = client.get(f"/sessions/{TRIP}/tree").json()
+    assert tree["truncated"] is False
+    root = tree["tree"]
+    assert root["session_id"] == TRIP
+    children = [(c["session_id"], c["source"], c["children"]) for c in root["children"]]
+    assert children == [(TRIAGE, "agent://triage", []), (TRAVEL, "agent://travel_assistant", [])]
+    calc = client.get(f"/sessions/{CALC}/tree").json()["tree"]
+    assert [c["session_id"] for c in calc["children"]] == [CALCULATOR]
+
+    travel = client.get(f"/sessions/{TRAVEL}/events").json()
+    types = [e["type"] for e in travel["events"]]
+    assert types == ["task.created", "tool.called", "tool.result", "tool.called", "error.raised", "task.completed"]
+    assert travel["events"][0] == next(e for e in sent if e["session_id"] == TRAVEL)  # stored as sent
+
+
+def test_events_are_ordered_by_instant_not_by_text(client: TestClient) -> None:
+    # By text, "10:00:00Z" < "10:30:00+01:00" < "11:00:00+02:00"; as instants the order is reversed.
+    for id, at in (
+        ("a", "2026-01-01T10:00:00Z"),
+        ("b", "2026-01-01T10:30:00+01:00"),
+        ("c", "2026-01-01T11:00:00+02:00"),
+    ):
+        assert client.post("/events", json=event(id, time=at)).status_code == 202
+    found = client.get("/sessions/ses-1/events").json()
+    assert [e["id"] for e in found["events"]] == ["c", "b", "a"]
+    assert found["session"]["started_at"] == "2026-01-01T09:00:00.000000Z"
+
+
+def test_sessions_page_newest_first_with_cursors(client: TestClient) -> None:
+    for i in range(7):
+        client.post("/events", json=event(f"e{i}", session_id=f"s{i}", time=f"2026-01-0{i + 1}T00:00:00Z"))
+    seen: list[str] = []
+    cursor = None
+    pages = 0
+    while True:
+        answer = client.get("/sessions", params={"limit": 3, **({"cursor": cursor} if cursor else {})})
+        assert answer.status_code == 200
+        seen += [s["session_id"] for s in answer.json()["sessions"]]
+        cursor = answer.json()["next_cursor"]
+        pages += 1
+        if cursor is None:
+            break
+    assert seen == [f"s{i}" for i in reversed(range(7))]
+    assert pages == 3
+
+
+def test_a_session_events_page_with_a_cursor(client: TestClient) -> None:
+    for i in range(5):
+        client.post("/events", json=event(f"e{i}", time=f"2026-01-01T00:00:0{i}Z"))
+    first = client.get("/sessions/ses-1/events", params={"limit": 2}).json()
+    rest = client.get("/sessions/ses-1/events", params={"limit": 10, "cursor": first["next_cursor"]}).json()
+    assert [e["id"] for e in first["events"] + rest["events"]] == [f"e{i}" for i in range(5)]
+    # A cursor of one list is refused on another.
+    other = client.get("/sessions", params={"cursor": first["next_cursor"]})
+    assert other.status_code == 400
+
+
+def test_a_tampered_cursor_is_400(client: TestClient) -> None:
+    for i in range(3):
+        client.post("/events", json=event(f"e{i}", session_id=f"s{i}"))
+    cursor = client.get("/sessions", params={"limit": 1}).json()["next_cursor"]
+    body, tag = cursor.split(".")
+    flipped = body[:-1] + ("A" if body[-1] != "A" else "B")
+    for bad in (f"{flipped}.{tag}", "garbage", "a.b.c", cursor + "x", "é" * 600):
+        answer = client.get("/sessions", params={"cursor": bad})
+        assert answer.status_code == 400, bad
+        assert answer.json()["errors"][0]["field"] == "cursor"
+    # Another tenant's cursor does not verify either.
+    assert client.get("/sessions", params={"cursor": cursor}, headers={"x-test-tenant": "other"}).status_code == 400
+    assert client.get("/sessions", params={"cursor": cursor}).status_code == 200
+
+
+@pytest.mark.parametrize("limit", ["0", "-1", "x", "51", "1e3", "²", "9" * 5000, ""])
+def test_a_bad_limit_is_400(client: TestClient, limit: str) -> None:
+    answer = client.get("/sessions", params={"limit": limit})
+    assert answer.status_code == 400
+    assert answer.json()["errors"][0]["field"] == "limit"
+
+
+def test_a_self_parent_and_a_two_cycle_tree_answer_promptly(client: TestClient) -> None:
+    client.post("/events", json=event("x", session_id="self", parent_session_id="self"))
+    client.post("/events", json=event("p", session_id="p", parent_session_id="q"))
+    client.post("/events", json=event("q", session_id="q", parent_session_id="p"))
+    started = time.monotonic()
+    with ThreadPoolExecutor(1) as pool:  # a hang fails the test instead of stalling the suite
+        own = pool.submit(client.get, "/sessions/self/tree").result(timeout=10)
+        loop = pool.submit(client.get, "/sessions/p/tree").result(timeout=10)
+    assert time.monotonic() - started < 2
+    assert own.status_code == 200 and own.json()["tree"]["children"] == []
+    assert loop.status_code == 200
+    (child,) = loop.json()["tree"]["children"]
+    assert child["session_id"] == "q" and child["children"] == []
+
+
+def test_reads_are_scoped_to_the_tenant(client: TestClient) -> None:
+    client.post("/events", json=event(), headers={"x-test-tenant": "a"})
+    assert client.get("/sessions", headers={"x-test-tenant": "b"}).json()["sessions"] == []
+    assert client.get("/sessions/ses-1/tree", headers={"x-test-tenant": "b"}).status_code == 404
+    assert client.get("/sessions/ses-1/tree", headers={"x-test-tenant": "a"}).status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/sessions/%00x/tree", "/sessions/" + "x" * 300 + "/events", "/sessions/a%2Fb/tree"])
+def test_odd_session_ids_in_the_path_are_4xx_json(client: TestClient, path: str) -> None:
+    answer = client.get(path)
+    assert 400 <= answer.status_code < 500
+    assert answer.json()["errors"][0]["message"]
