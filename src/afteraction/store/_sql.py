@@ -7,14 +7,16 @@ the visibility rule (``Scope.sees``) are the same everywhere.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from afteraction.core.text import searchable, stemmed
-from afteraction.model import Experience, Scope
+from afteraction.errors import StoreError
+from afteraction.model import Experience, Scope, Status
 
-__all__ = ["COLUMNS", "record_values", "scope_predicate"]
+__all__ = ["COLUMNS", "Decoder", "lessons_query", "record_values", "scope_predicate"]
 
 #: The stored columns, in the order ``record_values`` gives them.
 COLUMNS = (
@@ -50,3 +52,42 @@ def scope_predicate(scope: Scope, mark: str, column: Callable[[str], str]) -> tu
             clauses.append(f"({column(part)} IS NULL OR {column(part)} = {mark})")
             params.append(value)
     return " AND ".join(clauses), params
+
+
+class Decoder:
+    """Parses stored record JSON into Experiences, remembering the most recent ones keyed by
+    their exact JSON: parsing and validating costs more than the query that found them.
+    Thread-safe; an unreadable record is a StoreError naming ``where``."""
+
+    def __init__(self, where: str, size: int = 4_096) -> None:
+        self.where = where
+        self.size = size
+        self._lock = threading.Lock()
+        self._recent: dict[str, Experience] = {}
+
+    def __call__(self, data: str, *, remember: bool = True) -> Experience:
+        found = self._recent.get(data)
+        if found is None:
+            try:
+                found = Experience.from_dict(json.loads(data))
+            except ValueError as exc:  # JSONDecodeError and ValidationError
+                raise StoreError(f"a record stored in {self.where} cannot be read: {exc}") from exc
+            if remember:
+                with self._lock:
+                    if len(self._recent) >= self.size:
+                        self._recent.pop(next(iter(self._recent)), None)
+                    self._recent[data] = found
+        return found
+
+
+def lessons_query(
+    scope: Scope, status: Status | None, *, table: str, mark: str, column: Callable[[str], str]
+) -> tuple[str, list[Any]]:
+    """The page query of ``Store.lessons`` (newest first, then id), without LIMIT/OFFSET
+    values: the caller appends them to the returned parameters."""
+    where, params = scope_predicate(scope, mark, column)
+    if status is not None:
+        where += f" AND e.status = {mark}"
+        params.append(Status.parse(status).value)
+    order = f"ORDER BY e.created_at DESC, e.id DESC LIMIT {mark} OFFSET {mark}"
+    return f"SELECT e.data FROM {table} AS e WHERE {where} {order}", params

@@ -15,9 +15,10 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
+from afteraction.errors import ValidationError
 from afteraction.model import Candidate, Experience, Scope, Status
 
-__all__ = ["Candidate", "Store"]
+__all__ = ["Candidate", "Store", "check_page"]
 
 
 @runtime_checkable
@@ -74,3 +75,11 @@ class Store(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def check_page(limit: int, offset: int) -> bool:
+    """The page rule every backend's ``lessons`` keeps: a negative offset is an error; a
+    limit of 0 or less asks for nothing (False: return no rows)."""
+    if offset < 0:
+        raise ValidationError("offset", f"must be at least 0, got {offset}")
+    return limit > 0

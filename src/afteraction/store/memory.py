@@ -19,7 +19,7 @@ from datetime import datetime
 from afteraction.core.text import searchable, stem, tokenize
 from afteraction.errors import ConflictError, NotFoundError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
-from afteraction.store.base import Candidate
+from afteraction.store.base import Candidate, check_page
 
 __all__ = ["MemoryStore"]
 
@@ -280,9 +280,7 @@ class MemoryStore:
         offset: int = 0,
         status: Status | None = None,
     ) -> list[Experience]:
-        if offset < 0:
-            raise ValidationError("offset", f"must be at least 0, got {offset}")
-        if limit <= 0:
+        if not check_page(limit, offset):
             return []
         with self._lock:
             rows = self._visible(scope)

@@ -15,9 +15,7 @@ scopes never weigh in a score (unlike SQLite's FTS5, whose statistics span the w
 
 from __future__ import annotations
 
-import json
 import re
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -30,14 +28,13 @@ from psycopg_pool import ConnectionPool
 from afteraction.core.text import search_stems
 from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
-from afteraction.store._sql import COLUMNS, record_values, scope_predicate
-from afteraction.store.base import Candidate
+from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
+from afteraction.store.base import Candidate, check_page
 from afteraction.store.postgres_schema import TABLE, migrate
 
 __all__ = ["PostgresStore"]
 
 CONNECT_TIMEOUT = 10
-_DECODED = 4_096
 _PAGE = 500
 _ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
 
@@ -79,9 +76,13 @@ def row(experience: Experience) -> tuple[Any, ...]:
     return record_values(experience, lambda instant: instant)
 
 
+def _column(part: str) -> str:
+    return f'e."{part}"'
+
+
 def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
     """The predicate (on alias ``e``) for the rows ``scope`` sees, and its parameters."""
-    return scope_predicate(scope, "%s", lambda part: f'e."{part}"')
+    return scope_predicate(scope, "%s", _column)
 
 
 def redact(url: str) -> str:
@@ -96,8 +97,7 @@ class PostgresStore:
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0) -> None:
         self.url = re.sub(r"^(postgres(?:ql)?)\+[a-z0-9]+://", r"\1://", url)
         self._where = redact(self.url)
-        self._lock = threading.Lock()
-        self._decoded: dict[str, Experience] = {}
+        self._decode = Decoder(self._where)
         try:
             with psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as db:
                 migrate(db, self._where)
@@ -209,15 +209,9 @@ class PostgresStore:
         offset: int = 0,
         status: Status | None = None,
     ) -> list[Experience]:
-        if offset < 0:
-            raise ValidationError("offset", f"must be at least 0, got {offset}")
-        if limit <= 0:
+        if not check_page(limit, offset):
             return []
-        where, params = _scope_sql(scope)
-        if status is not None:
-            where += " AND e.status = %s"
-            params.append(Status.parse(status).value)
-        sql = f"SELECT e.data FROM {TABLE} AS e WHERE {where} ORDER BY e.created_at DESC, e.id DESC LIMIT %s OFFSET %s"
+        sql, params = lessons_query(scope, status, table=TABLE, mark="%s", column=_column)
         with self._transaction(scope.tenant) as cur:
             cur.execute(sql, (*params, limit, offset))
             rows = cur.fetchall()
@@ -247,21 +241,6 @@ class PostgresStore:
             if len(page) < _PAGE:
                 return
             last = (page[-1][0], page[-1][1])
-
-    def _decode(self, data: str, *, remember: bool = True) -> Experience:
-        """Parse a stored record; recent ones are remembered, keyed by their exact JSON."""
-        found = self._decoded.get(data)
-        if found is None:
-            try:
-                found = Experience.from_dict(json.loads(data))
-            except ValueError as exc:  # JSONDecodeError and ValidationError
-                raise StoreError(f"a record stored in {self._where} cannot be read: {exc}") from exc
-            if remember:
-                with self._lock:
-                    if len(self._decoded) >= _DECODED:
-                        self._decoded.pop(next(iter(self._decoded)), None)
-                    self._decoded[data] = found
-        return found
 
     def close(self) -> None:
         pool, self._pool = self._pool, None

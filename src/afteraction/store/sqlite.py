@@ -13,7 +13,6 @@ document frequencies that weigh each term.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
@@ -27,8 +26,8 @@ from typing import Any
 from afteraction.core.text import search_stems
 from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
-from afteraction.store._sql import COLUMNS, record_values, scope_predicate
-from afteraction.store.base import Candidate
+from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
+from afteraction.store.base import Candidate, check_page
 from afteraction.store.sqlite_schema import ANCHOR, check_file, inspect, migrate
 
 __all__ = ["SQLiteStore"]
@@ -36,7 +35,6 @@ __all__ = ["SQLiteStore"]
 BUSY_TIMEOUT_MS = 5_000
 BUDGET = (1_000, 3_000)  # postings a search scores in full before it narrows to the rarest terms
 PER_RESULT = 10
-_DECODED = 4_096
 _PAGE = 500
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MICROSECOND = timedelta(microseconds=1)
@@ -75,9 +73,13 @@ def row(experience: Experience) -> tuple[Any, ...]:
     return record_values(experience, micros)
 
 
+def _column(part: str) -> str:
+    return f"e.{part}"
+
+
 def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
     """The predicate (on alias ``e``) for the rows ``scope`` sees, and its parameters."""
-    return scope_predicate(scope, "?", lambda part: f"e.{part}")
+    return scope_predicate(scope, "?", _column)
 
 
 def _any(stems: Sequence[str]) -> str:
@@ -112,7 +114,7 @@ class SQLiteStore:
     def __init__(self, path: str | Path) -> None:
         self.path = str(path) if str(path) == ":memory:" else Path(path).expanduser()
         self._lock = threading.Lock()
-        self._decoded: dict[str, Experience] = {}
+        self._decode = Decoder(str(self.path))
         self._db: sqlite3.Connection | None = self._connect()
 
     def __repr__(self) -> str:
@@ -287,21 +289,6 @@ class SQLiteStore:
             total += n
         return (rare or stems[:1]), [s for _, s in ordered[len(rare) :]]
 
-    def _decode(self, data: str, *, remember: bool = True) -> Experience:
-        """Parse a stored record. Recent ones are remembered (under the lock), keyed by their
-        exact JSON: parsing and validating costs more than the query that found them."""
-        found = self._decoded.get(data)
-        if found is None:
-            try:
-                found = Experience.from_dict(json.loads(data))
-            except ValueError as exc:  # JSONDecodeError and ValidationError
-                raise StoreError(f"a record stored in {self.path} cannot be read: {exc}") from exc
-            if remember:
-                if len(self._decoded) >= _DECODED:
-                    del self._decoded[next(iter(self._decoded))]
-                self._decoded[data] = found
-        return found
-
     def lessons(
         self,
         scope: Scope,
@@ -310,16 +297,9 @@ class SQLiteStore:
         offset: int = 0,
         status: Status | None = None,
     ) -> list[Experience]:
-        if offset < 0:
-            raise ValidationError("offset", f"must be at least 0, got {offset}")
-        if limit <= 0:
+        if not check_page(limit, offset):
             return []
-        where, params = _scope_sql(scope)
-        if status is not None:
-            where += " AND e.status = ?"
-            params.append(Status.parse(status).value)
-        order = "ORDER BY e.created_at DESC, e.id DESC LIMIT ? OFFSET ?"
-        sql = f"SELECT e.data FROM experiences AS e WHERE {where} {order}"
+        sql, params = lessons_query(scope, status, table="experiences", mark="?", column=_column)
         with self._reading() as db:
             rows = db.execute(sql, (*params, limit, offset)).fetchall()
             return [self._decode(data) for (data,) in rows]
