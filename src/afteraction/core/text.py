@@ -10,7 +10,21 @@ import snowballstemmer
 
 from afteraction.model import Experience
 
-__all__ = ["STOPWORDS", "content_terms", "search_stems", "searchable", "stem", "stemmed", "stems", "tokenize"]
+__all__ = [
+    "EMBED_CHARS",
+    "STOPWORDS",
+    "content_terms",
+    "embedding_text",
+    "search_stems",
+    "searchable",
+    "stem",
+    "stemmed",
+    "stems",
+    "tokenize",
+]
+
+#: A record's embedding text is cut at this many characters (the model reads ~128 tokens).
+EMBED_CHARS = 512
 
 # Word characters, keeping identifiers such as ``packages.lock.json`` or ``HTTP_401`` apart
 # into their parts: retrieval matches on the parts.
@@ -80,3 +94,13 @@ def stemmed(text: str) -> str:
 def search_stems(terms: Sequence[str]) -> list[str]:
     """The distinct stems of the terms' tokens, in first-seen order: what a store searches for."""
     return list(dict.fromkeys(s for term in terms for token in tokenize(term) if (s := stem(token))))
+
+
+def embedding_text(experience: Experience, limit: int = EMBED_CHARS) -> str:
+    """The text a record's vector is made from: its task, then its first symptom, then its
+    summary, cut at ``limit`` characters. The task leads because queries are task texts."""
+    parts = [experience.task]
+    if experience.scenario is not None and experience.scenario.symptoms:
+        parts.append(experience.scenario.symptoms[0])
+    parts.append(experience.summary)
+    return "\n".join(part.strip() for part in parts if part.strip())[:limit]

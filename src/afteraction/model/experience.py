@@ -271,11 +271,14 @@ class Hit:
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """An eligible record matched by a store's text search. ``text_score`` is the backend's
-    BM25 (higher is better); it orders candidates within one query and is not comparable
-    across backends. ``stems``, when the store has them at hand, are the stems of the record's
-    searchable text (``core.text.searchable``), which saves the ranker stemming it again."""
+    """An eligible record matched by a store's search. ``text_score`` is the backend's BM25
+    (higher is better; 0 when the record came from the vector channel only); it orders
+    candidates within one query and is not comparable across backends. ``stems``, when the
+    store has them at hand, are the stems of the record's searchable text
+    (``core.text.searchable``), which saves the ranker stemming it again. ``vector_score`` is
+    the cosine similarity of the record's vector to the query's (None: no vector compared)."""
 
     experience: Experience
     text_score: float
     stems: frozenset[str] | None = None
+    vector_score: float | None = None

@@ -12,13 +12,14 @@ Rules every backend keeps:
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from afteraction.errors import ValidationError
 from afteraction.model import Candidate, Experience, Scope, Status
 
-__all__ = ["Candidate", "Store", "check_page"]
+__all__ = ["Candidate", "Store", "StoredVector", "VectorStore", "check_page"]
 
 
 @runtime_checkable
@@ -75,6 +76,58 @@ class Store(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class StoredVector:
+    """The vector of record (tenant, id) at ``revision``, made by embedding model ``model``
+    (unit length, so a dot product is the cosine)."""
+
+    tenant: str
+    id: str
+    revision: int
+    model: str
+    vector: Sequence[float]
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """A store that also keeps vectors beside its records. Rules every backend keeps:
+
+    - A vector belongs to one record at one revision and one model. It is written only while
+      the record is still at that revision (so a slow embedding never overwrites a newer
+      record's vector with an older one), and it stops being used once the record changes.
+    - Vectors of different models are never compared: a search names its model.
+    - A search applies the same scope and eligibility as ``search_text``, inside the store.
+    """
+
+    def put_vectors(self, vectors: Sequence[StoredVector]) -> int:
+        """Store each vector whose record exists at exactly that revision, replacing that
+        record's earlier vector of the same model; skip the others. The number stored."""
+        ...
+
+    def search_vector(
+        self,
+        scope: Scope,
+        model: str,
+        vector: Sequence[float],
+        *,
+        now: datetime,
+        limit: int = 50,
+        min_confidence: float = 0.5,
+    ) -> list[Candidate]:
+        """Eligible records visible to ``scope`` with a current vector of ``model``, most
+        similar first, each with ``vector_score`` (the cosine) and ``text_score`` 0.
+        ValidationError("vector", …) when its length differs from the stored vectors'."""
+        ...
+
+    def missing_vectors(
+        self, model: str, *, limit: int = 256, tenant: str | None = None, after: tuple[str, str] | None = None
+    ) -> list[Experience]:
+        """Records (any status; of one tenant if given) with no vector of ``model`` at their
+        current revision, in (tenant, id) order after ``after``: what background indexing and
+        ``reindex`` embed next (``after`` lets a pass skip records it could not embed)."""
+        ...
 
 
 def check_page(limit: int, offset: int) -> bool:

@@ -19,7 +19,7 @@ from datetime import datetime
 from afteraction.core.text import searchable, stem, tokenize
 from afteraction.errors import ConflictError, NotFoundError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
-from afteraction.store.base import Candidate, check_page
+from afteraction.store.base import Candidate, StoredVector, check_page
 
 __all__ = ["MemoryStore"]
 
@@ -160,6 +160,7 @@ class MemoryStore:
         self._lock = threading.RLock()
         self._rows: dict[_Key, _Doc] = {}
         self._partitions: dict[_PartitionKey, _Partition] = {}
+        self._vectors: dict[_Key, dict[str, tuple[int, tuple[float, ...]]]] = {}  # model → (revision, vector)
 
     def __repr__(self) -> str:
         return f"MemoryStore(<{len(self._rows)} records>)"
@@ -307,6 +308,66 @@ class MemoryStore:
         if partition is None:
             return []
         return [partition.docs[id].experience for group in partition.visible_groups(scope) for id in group.ids]
+
+    # vectors
+
+    def put_vectors(self, vectors: Sequence[StoredVector]) -> int:
+        checked = [(item, tuple(float(x) for x in item.vector)) for item in vectors]
+        stored = 0
+        with self._lock:
+            for item, vector in checked:
+                doc = self._rows.get((item.tenant, item.id))
+                if doc is not None and doc.experience.revision == item.revision:
+                    self._vectors.setdefault((item.tenant, item.id), {})[item.model] = (item.revision, vector)
+                    stored += 1
+        return stored
+
+    def search_vector(
+        self,
+        scope: Scope,
+        model: str,
+        vector: Sequence[float],
+        *,
+        now: datetime,
+        limit: int = 50,
+        min_confidence: float = 0.5,
+    ) -> list[Candidate]:
+        query = tuple(float(x) for x in vector)
+        if limit <= 0:
+            return []
+        scored: list[tuple[float, str, _Doc]] = []
+        with self._lock:
+            partition = self._partitions.get(_partition_key(scope))
+            if partition is None:
+                return []
+            for group in partition.visible_groups(scope):
+                for id, doc in group.eligible.items():
+                    found = self._vectors.get((scope.tenant, id), {}).get(model)
+                    if found is None or found[0] != doc.experience.revision or not doc.eligible(now, min_confidence):
+                        continue
+                    if len(found[1]) != len(query):
+                        raise ValidationError(
+                            "vector", f"has {len(query)} dimensions; {model!r} vectors here have {len(found[1])}"
+                        )
+                    scored.append((sum(a * b for a, b in zip(query, found[1], strict=True)), id, doc))
+        best = heapq.nlargest(limit, scored, key=lambda item: (item[0], item[1]))
+        return [Candidate(doc.experience, 0.0, frozenset(doc.tf), score) for score, _, doc in best]
+
+    def missing_vectors(
+        self, model: str, *, limit: int = 256, tenant: str | None = None, after: tuple[str, str] | None = None
+    ) -> list[Experience]:
+        with self._lock:
+            missing = []
+            for key in sorted(self._rows):
+                if (tenant is not None and key[0] != tenant) or (after is not None and key <= after):
+                    continue
+                experience = self._rows[key].experience
+                found = self._vectors.get(key, {}).get(model)
+                if found is None or found[0] != experience.revision:
+                    missing.append(experience)
+                    if len(missing) >= limit:
+                        break
+        return missing
 
     def close(self) -> None:
         """Nothing to release; the records stay readable until the object is dropped."""
