@@ -7,6 +7,7 @@ import json
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -16,7 +17,6 @@ import pytest
 import afteraction as aa
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-CORPUS_FILE = BENCHMARKS / "quality_corpus.json"
 
 
 def _bench() -> ModuleType:
@@ -29,26 +29,61 @@ def _bench() -> ModuleType:
 
 
 bench = _bench()
-RAW = json.loads(CORPUS_FILE.read_text(encoding="utf-8"))
-CORPUS = bench.load(CORPUS_FILE)
-LESSONS = {lesson.id: lesson for lesson in CORPUS.lessons}
+
+
+@dataclass(frozen=True)
+class Minimums:
+    lessons: int
+    queries: int
+    per_category: int
+
+
+#: Every corpus the benchmark is run on, with the sizes it promises: the project's own corpus (issue 3's
+#: minimums) and the held-out one that retrieval is never tuned on (its brief asked for more).
+CORPORA = {
+    "quality_corpus.json": Minimums(lessons=60, queries=150, per_category=15),
+    "quality_heldout.json": Minimums(lessons=70, queries=180, per_category=20),
+}
+
+
+@dataclass(frozen=True)
+class Loaded:
+    name: str
+    raw: dict[str, Any]
+    corpus: Any
+    lessons: dict[str, aa.Experience]
+    minimums: Minimums
+
+
+@pytest.fixture(scope="module", params=sorted(CORPORA))
+def loaded(request: pytest.FixtureRequest) -> Loaded:
+    path = BENCHMARKS / request.param
+    corpus = bench.load(path)
+    return Loaded(
+        name=request.param,
+        raw=json.loads(path.read_text(encoding="utf-8")),
+        corpus=corpus,
+        lessons={lesson.id: lesson for lesson in corpus.lessons},
+        minimums=CORPORA[request.param],
+    )
 
 
 def _flat(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-# -- the corpus -------------------------------------------------------------------------------
+# -- the corpora ------------------------------------------------------------------------------
 
 
-def test_counts_meet_the_minimums() -> None:
-    assert len(CORPUS.lessons) >= 60
-    assert len(CORPUS.queries) >= 150
-    per_category = {c: sum(q.category == c for q in CORPUS.queries) for c in bench.CATEGORIES}
-    assert all(n >= 15 for n in per_category.values()), per_category
+def test_counts_meet_the_minimums(loaded: Loaded) -> None:
+    corpus, least = loaded.corpus, loaded.minimums
+    assert len(corpus.lessons) >= least.lessons
+    assert len(corpus.queries) >= least.queries
+    per_category = {c: sum(q.category == c for q in corpus.queries) for c in bench.CATEGORIES}
+    assert all(n >= least.per_category for n in per_category.values()), per_category
 
 
-def test_categories_are_exactly_the_listed_ones() -> None:
+def test_categories_are_exactly_the_listed_ones(loaded: Loaded) -> None:
     assert bench.CATEGORIES == (
         "exact",
         "paraphrase",
@@ -59,53 +94,54 @@ def test_categories_are_exactly_the_listed_ones() -> None:
         "other_scope",
         "no_match",
     )
-    assert tuple(RAW["categories"]) == bench.CATEGORIES
-    assert {q["category"] for q in RAW["queries"]} == set(bench.CATEGORIES)
+    assert tuple(loaded.raw["categories"]) == bench.CATEGORIES
+    assert {q["category"] for q in loaded.raw["queries"]} == set(bench.CATEGORIES)
 
 
-def test_query_ids_and_texts_are_unique() -> None:
-    assert len({q.id for q in CORPUS.queries}) == len(CORPUS.queries)
-    assert len({_flat(q.text) for q in CORPUS.queries}) == len(CORPUS.queries)
+def test_query_ids_and_texts_are_unique(loaded: Loaded) -> None:
+    queries = loaded.corpus.queries
+    assert len({q.id for q in queries}) == len(queries)
+    assert len({_flat(q.text) for q in queries}) == len(queries)
 
 
-def test_lessons_are_as_export_writes_them() -> None:
-    for item in RAW["lessons"]:
+def test_lessons_are_as_export_writes_them(loaded: Loaded) -> None:
+    for item in loaded.raw["lessons"]:
         assert aa.Experience.from_dict(item).to_dict() == item, item["id"]
         assert re.match(r"Verified after \d+ attempts?\. ", item["lesson"]), item["id"]
         assert item["summary"].startswith(("What failed: ", "What worked: ")), item["id"]
         assert item["scenario"]["task"] == item["task"]
 
 
-def test_answerable_queries_name_lessons_their_scope_may_be_given() -> None:
-    for query in CORPUS.queries:
+def test_answerable_queries_name_lessons_their_scope_may_be_given(loaded: Loaded) -> None:
+    for query in loaded.corpus.queries:
         if query.category in bench.UNANSWERABLE:
             assert query.answers == (), query.id
             continue
         assert query.answers, query.id
         for id in query.answers:
-            lesson = LESSONS[id]
+            lesson = loaded.lessons[id]
             assert query.scope.sees(lesson.scope), (query.id, id)
-            assert lesson.eligibility(CORPUS.now) is None, (query.id, id)
+            assert lesson.eligibility(loaded.corpus.now) is None, (query.id, id)
 
 
-def test_other_scope_queries_are_about_a_lesson_out_of_reach() -> None:
-    for query in CORPUS.queries:
+def test_other_scope_queries_are_about_a_lesson_out_of_reach(loaded: Loaded) -> None:
+    for query in loaded.corpus.queries:
         if query.category == "other_scope":
             assert query.about, query.id
-            assert all(not query.scope.sees(LESSONS[id].scope) for id in query.about), query.id
+            assert all(not query.scope.sees(loaded.lessons[id].scope) for id in query.about), query.id
 
 
-def test_distractors_exist_and_are_wrong() -> None:
-    labelled = [q for q in CORPUS.queries if q.category == "distractor"]
+def test_distractors_exist_and_are_wrong(loaded: Loaded) -> None:
+    labelled = [q for q in loaded.corpus.queries if q.category == "distractor"]
     assert all(q.distractors for q in labelled)
     for query in labelled:
         assert not set(query.distractors) & set(query.answers), query.id
-        assert all(query.scope.sees(LESSONS[id].scope) for id in query.distractors), query.id
+        assert all(query.scope.sees(loaded.lessons[id].scope) for id in query.distractors), query.id
 
 
-def test_only_exact_queries_repeat_their_lessons_wording() -> None:
-    for query in CORPUS.queries:
-        targets = [LESSONS[id] for id in (*query.answers, *query.about)]
+def test_only_exact_queries_repeat_their_lessons_wording(loaded: Loaded) -> None:
+    for query in loaded.corpus.queries:
+        targets = [loaded.lessons[id] for id in (*query.answers, *query.about)]
         if query.category == "exact":
             wording = [_flat(" ".join((t.task, *(t.scenario.symptoms if t.scenario else ())))) for t in targets]
             assert any(_flat(query.text) in text for text in wording), query.id
@@ -121,8 +157,10 @@ def test_only_exact_queries_repeat_their_lessons_wording() -> None:
         (lambda c: c["queries"][-1].update(answers=[c["lessons"][0]["id"]]), "must not name answers"),
     ],
 )
-def test_load_refuses_a_broken_corpus(tmp_path: Path, change: Callable[[dict[str, Any]], object], message: str) -> None:
-    broken = json.loads(json.dumps(RAW))
+def test_load_refuses_a_broken_corpus(
+    tmp_path: Path, loaded: Loaded, change: Callable[[dict[str, Any]], object], message: str
+) -> None:
+    broken = json.loads(json.dumps(loaded.raw))
     change(broken)
     path = tmp_path / "corpus.json"
     path.write_text(json.dumps(broken), encoding="utf-8")
@@ -130,8 +168,8 @@ def test_load_refuses_a_broken_corpus(tmp_path: Path, change: Callable[[dict[str
         bench.load(path)
 
 
-def test_smoke_subset_spans_every_category() -> None:
-    subset = bench.smoke_subset(CORPUS.queries)
+def test_smoke_subset_spans_every_category(loaded: Loaded) -> None:
+    subset = bench.smoke_subset(loaded.corpus.queries)
     counts = {c: sum(q.category == c for q in subset) for c in bench.CATEGORIES}
     assert set(counts.values()) == {bench.SMOKE_PER_CATEGORY}
 
