@@ -32,7 +32,7 @@ from afteraction.core.verify import verify as check_run
 from afteraction.errors import ConfigError, ConflictError, NotFoundError, ValidationError
 from afteraction.model import Experience, Hit, Run, Scope, Skill, Status
 from afteraction.recorder import ErrorHandler, RunRecorder
-from afteraction.settings import database_url
+from afteraction.settings import api_key, database_url
 from afteraction.store import Store, open_store
 
 __all__ = ["AsyncMemory", "Lesson", "Memory"]
@@ -94,8 +94,12 @@ class Memory:
     @classmethod
     def open(cls, url: str | Path | None = None, **options: Any) -> Memory:
         """Open a store: an SQLite file path (default ``./.afteraction/memory.db``, or
-        ``$AFTERACTION_DATABASE_URL``), or ``":memory:"``. Options as for ``Memory(...)``."""
+        ``$AFTERACTION_DATABASE_URL``), ``":memory:"``, ``"postgresql://…"``, or an afteraction
+        service ``"http(s)://host:port"`` (``api_key=…`` or ``$AFTERACTION_API_KEY``; returns a
+        ``RemoteMemory``, see ``afteraction.client``). Options as for ``Memory(...)``."""
         target = database_url(os.environ) if url is None else str(url)
+        if target.startswith(("http://", "https://")):
+            return _remote(target, options)
         return cls(open_store(target), **options)
 
     def now(self) -> datetime:
@@ -274,6 +278,15 @@ class Memory:
     def aio(self) -> AsyncMemory:
         """The async face of this memory."""
         return AsyncMemory(self)
+
+
+def _remote(url: str, options: dict[str, Any]) -> Memory:
+    try:
+        from afteraction.client import RemoteMemory  # the service's client lives at the edge
+    except ImportError as exc:  # pragma: no cover - the client extra is part of the dev install
+        raise ConfigError(f"{url}: a remote Memory needs httpx: pip install 'afteraction[client]'") from exc
+    options.setdefault("api_key", api_key(os.environ))
+    return RemoteMemory(url, **options)
 
 
 class AsyncMemory:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_DATABASE", "SETTINGS", "Setting", "database_url", "is_production"]
+__all__ = ["DEFAULT_DATABASE", "SETTINGS", "Setting", "api_key", "database_url", "is_production"]
 
 DEFAULT_DATABASE = ".afteraction/memory.db"
 
@@ -24,7 +24,14 @@ SETTINGS = (
         "database_url",
         "AFTERACTION_DATABASE_URL",
         DEFAULT_DATABASE,
-        "Where lessons are stored: an SQLite file path (the default), or ':memory:'.",
+        "Where lessons are stored: an SQLite file path (the default), ':memory:', 'postgresql://…', "
+        "or an afteraction service 'http(s)://host:port'.",
+    ),
+    Setting(
+        "api_key",
+        "AFTERACTION_API_KEY",
+        "",
+        "The API key a remote Memory (an http(s):// database URL) sends to the service.",
     ),
     Setting(
         "env",
@@ -38,6 +45,11 @@ SETTINGS = (
 def database_url(environ: Mapping[str, str]) -> str:
     """The database from ``AFTERACTION_DATABASE_URL``, else the embedded default file."""
     return environ.get("AFTERACTION_DATABASE_URL", "").strip() or DEFAULT_DATABASE
+
+
+def api_key(environ: Mapping[str, str]) -> str | None:
+    """The remote client's API key from ``AFTERACTION_API_KEY``, else None."""
+    return environ.get("AFTERACTION_API_KEY", "").strip() or None
 
 
 _ENV_NAMES = ("AFTERACTION_ENV", "ENVIRONMENT", "APP_ENV", "ENV", "PYTHON_ENV", "NODE_ENV", "DEPLOYMENT_ENVIRONMENT")

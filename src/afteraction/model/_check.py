@@ -60,6 +60,15 @@ def integer(value: object, field: str, *, minimum: int = 0) -> int:
     return value
 
 
+def number(value: object, field: str) -> float:
+    """A finite number (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValidationError(field, f"must be a number, got {type(value).__name__}")
+    if not math.isfinite(value):
+        raise ValidationError(field, f"must be a finite number, got {value!r}")
+    return float(value)
+
+
 def probability(value: object, field: str) -> float:
     """A finite number in [0, 1]."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):

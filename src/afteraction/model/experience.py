@@ -268,6 +268,18 @@ class Hit:
             "experience": self.experience.to_dict(),
         }
 
+    @classmethod
+    def from_dict(cls, data: object) -> Hit:
+        """Parse what ``to_dict`` wrote (the remote client reads the service's hits so)."""
+        items = _check.mapping(data, "hit")
+        factors = _check.mapping(items.get("factors", {}), "hit.factors")
+        return cls(
+            experience=Experience.from_dict(items.get("experience")),
+            score=_check.number(items.get("score"), "hit.score"),
+            relevance=_check.number(items.get("relevance"), "hit.relevance"),
+            factors={name: _check.number(value, f"hit.factors.{name}") for name, value in factors.items()},
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Candidate:

@@ -17,7 +17,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from afteraction.errors import AfterActionError, ConfigError, ValidationError
-from afteraction.server import ingest, reads
+from afteraction.memory import Memory
+from afteraction.server import experience, ingest, reads
 from afteraction.server.common import Limits, Problem, Service, TenantResolver, error_body, json
 from afteraction.server.cursor import Cursors
 from afteraction.store import open_store
@@ -72,12 +73,14 @@ def create_app(
     tenant: TenantResolver = dev_tenant,
     cursor_key: bytes | None = None,
     limits: Limits | None = None,
+    memory: Memory | None = None,
 ) -> Starlette:
-    """The app over an event store. ``tenant`` decides each request's tenant (development mode:
-    always ``dev``); ``cursor_key`` signs page cursors (default: a key made per process)."""
-    service = Service(events, tenant, Cursors(cursor_key), limits or Limits())
+    """The app over an event store and (optionally) an experience ``memory``. ``tenant``
+    decides each request's tenant (development mode: always ``dev``); ``cursor_key`` signs
+    page cursors (default: a key made per process)."""
+    service = Service(events, tenant, Cursors(cursor_key), limits or Limits(), memory)
     return Starlette(
-        routes=[*ingest.routes(service), *reads.routes(service)],
+        routes=[*ingest.routes(service), *reads.routes(service), *experience.routes(service)],
         exception_handlers={
             Problem: _problem,
             AfterActionError: _afteraction_error,
@@ -114,8 +117,10 @@ def serve(db: str, *, host: str, port: int, dev: bool) -> None:
     if not is_loopback(host):
         raise ConfigError(f"--dev runs without API keys, so only on a loopback address; got --host {host!r}")
     events = open_events(db)
+    memory = Memory(events.store)
     try:
-        config = uvicorn.Config(create_app(events), host=host, port=port, server_header=False, access_log=False)
+        app = create_app(events, memory=memory)
+        config = uvicorn.Config(app, host=host, port=port, server_header=False, access_log=False)
         uvicorn.Server(config).run()
     finally:
         events.store.close()

@@ -9,6 +9,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from afteraction.memory import Memory
 from afteraction.model._check import MAX_ID
 from afteraction.server.cursor import Cursors
 from afteraction.store.sqlite_events import SQLiteEvents
@@ -35,6 +36,7 @@ class Service:
     tenant: TenantResolver
     cursors: Cursors
     limits: Limits = field(default_factory=Limits)
+    memory: Memory | None = None  # the experience routes answer 404 without one
 
 
 class Problem(Exception):

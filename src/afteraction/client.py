@@ -1,0 +1,207 @@
+"""The remote client: a ``Memory`` whose store is an afteraction service.
+
+``Memory.open("http://host:8787", api_key=…)`` returns a ``RemoteMemory``. It records runs
+in-process exactly as a local ``Memory`` does (capture, sanitizing, the host's checks and
+the lesson are all made here, on the host), then sends the finished lesson to the service;
+search, the reference block, lessons and outcomes are answered by the service, in the
+tenant the API key belongs to. ``mem.aio`` is its async face, as for a local memory.
+
+Errors keep their meaning across the wire: the service's 400 is a ``ValidationError``
+naming the same field, 401/403 ``AuthError``/``ForbiddenError``, 404 ``NotFoundError``, 409
+``ConflictError``; a service that cannot be reached, answers 5xx or 429 is a ``StoreError``.
+Inside a running agent none of them raise (the recorder and integrations report them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout
+from afteraction.core.sanitize import LIMITS, Limits
+from afteraction.errors import (
+    AfterActionError,
+    AuthError,
+    ConfigError,
+    ConflictError,
+    ForbiddenError,
+    NotFoundError,
+    StoreError,
+    ValidationError,
+)
+from afteraction.memory import Lesson, Memory, _log_error, _utc_now
+from afteraction.model import Experience, Hit, Scope, Status
+from afteraction.recorder import ErrorHandler
+
+__all__ = ["RemoteMemory"]
+
+_PAGE = 500
+_BATCH = 1000
+
+
+def _raise_for(response: httpx.Response) -> None:
+    """The error the service's answer stands for (nothing on 2xx)."""
+    if response.is_success:
+        return
+    try:
+        first = response.json()["errors"][0]
+        field, message = first.get("field"), str(first.get("message"))
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        field, message = None, response.text[:200] or response.reason_phrase
+    status = response.status_code
+    where = f"{response.request.method} {response.request.url.path}"
+    if status in (400, 413, 415, 422):
+        raise ValidationError(field or "request", message)
+    errors: dict[int, type[AfterActionError]] = {
+        401: AuthError,
+        403: ForbiddenError,
+        404: NotFoundError,
+        409: ConflictError,
+    }
+    if status in errors:
+        raise errors[status](f"{where}: {message}")
+    if status == 429:
+        retry = response.headers.get("retry-after", "?")
+        raise StoreError(f"{where}: rate limited by the service; retry after {retry} s")
+    raise StoreError(f"{where}: the service answered {status}: {message}")
+
+
+def _scope_params(scope: Scope) -> dict[str, str]:
+    return {part: value for part, value in scope.to_dict().items() if part != "tenant"}
+
+
+class RemoteMemory(Memory):
+    """Verified experience kept by an afteraction service, used like a local ``Memory``."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        api_key: str | None = None,
+        timeout: float = 10.0,
+        on_error: ErrorHandler | None = None,
+        allow_args: Sequence[str] = (),
+        limits: Limits = LIMITS,
+        block: BlockOptions = DEFAULT_BLOCK,
+        clock: Callable[[], datetime] = _utc_now,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        if not url.startswith(("http://", "https://")):
+            raise ConfigError(f"RemoteMemory needs an http:// or https:// URL, got {url!r}")
+        if api_key is not None and (not isinstance(api_key, str) or not api_key.strip()):
+            raise ConfigError("api_key must be a non-empty string (or None for a --dev server)")
+        headers = {"user-agent": "afteraction-client"}
+        if api_key is not None:
+            headers["authorization"] = f"Bearer {api_key}"
+        self.url = url.rstrip("/")
+        self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout, transport=transport)
+        self.on_error = on_error or _log_error
+        self.allow_args = tuple(allow_args)
+        self.limits = limits
+        self.block_options = block
+        self._clock = clock
+
+    def __repr__(self) -> str:
+        return f"RemoteMemory({self.url!r})"  # never the key
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            response = self._http.request(method, path, **kwargs)
+        except httpx.HTTPError as exc:
+            raise StoreError(f"cannot reach the afteraction service at {self.url}: {exc}") from exc
+        _raise_for(response)
+        return response.json()
+
+    # -- recording -----------------------------------------------------------------------
+
+    def _store_finished(self, experience: Experience) -> None:
+        self.add(experience)
+
+    def add(self, experience: Experience) -> bool:
+        if not isinstance(experience, Experience):
+            raise ValidationError("experience", f"must be an Experience, got {type(experience).__name__}")
+        return self.add_many([experience]) == 1
+
+    def add_many(self, experiences: Iterable[Experience]) -> int:
+        batch = list(experiences)
+        stored = 0
+        for start in range(0, len(batch), _BATCH):
+            chunk = [experience.to_dict() for experience in batch[start : start + _BATCH]]
+            stored += int(self._call("POST", "/experience/lessons", json={"lessons": chunk})["stored"])
+        return stored
+
+    # -- retrieval -----------------------------------------------------------------------
+
+    def search(self, query: str, *, scope: Scope, k: int = 5, env: Mapping[str, str] | None = None) -> list[Hit]:
+        if not isinstance(scope, Scope):
+            raise ValidationError("scope", "must be a Scope built by the host")
+        body: dict[str, Any] = {"query": query, "scope": scope.to_dict(), "k": k}
+        if env is not None:
+            body["env"] = dict(env)
+        found = self._call("POST", "/experience/search", json=body)
+        return [Hit.from_dict(item) for item in found["hits"]]
+
+    def reference_block(
+        self,
+        task: str,
+        *,
+        scope: Scope,
+        env: Mapping[str, str] | None = None,
+        layout: Layout | None = None,
+        max_records: int | None = None,
+        max_bytes: int | None = None,
+        max_tokens: int | None = None,
+    ) -> str:
+        if not isinstance(scope, Scope):
+            raise ValidationError("scope", "must be a Scope built by the host")
+        base = self.block_options
+        body: dict[str, Any] = {
+            "task": task,
+            "scope": scope.to_dict(),
+            "layout": base.layout if layout is None else layout,
+            "max_records": base.max_records if max_records is None else max_records,
+            "max_bytes": base.max_bytes if max_bytes is None else max_bytes,
+            "max_tokens": base.max_tokens if max_tokens is None else max_tokens,
+        }
+        if env is not None:
+            body["env"] = dict(env)
+        return str(self._call("POST", "/experience/block", json=body)["block"])
+
+    def lessons(
+        self, *, scope: Scope, limit: int = 50, offset: int = 0, status: Status | str | None = None
+    ) -> list[Lesson]:
+        params: dict[str, Any] = {**_scope_params(scope), "limit": limit, "offset": offset}
+        if status is not None:
+            params["status"] = Status.parse(status).value
+        found = self._call("GET", "/experience/lessons", params=params)
+        return [
+            Lesson(Experience.from_dict(item), bool(item["eligible"]), item.get("reason")) for item in found["lessons"]
+        ]
+
+    def get(self, id: str, *, scope: Scope) -> Experience:
+        found = self._call("GET", f"/experience/lessons/{_segment(id)}", params=_scope_params(scope))
+        return Experience.from_dict(found)
+
+    # -- feedback ------------------------------------------------------------------------
+
+    def record_outcome(self, id: str, *, scope: Scope, success: bool, attempts: int = 5) -> Experience:
+        body = {"scope": scope.to_dict(), "success": success}
+        return Experience.from_dict(self._call("POST", f"/experience/lessons/{_segment(id)}/outcome", json=body))
+
+    # -- maintenance ---------------------------------------------------------------------
+
+    def export(self, tenant: str | None = None) -> Iterator[Experience]:
+        raise ConfigError("export reads the whole store: run `afteraction export` where the service's database is")
+
+    def close(self) -> None:
+        self._http.close()
+
+
+def _segment(id: str) -> str:
+    """An id as one path segment, every reserved character escaped (the service then refuses
+    what is not a valid id, naming it)."""
+    return quote(id, safe="")

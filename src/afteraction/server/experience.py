@@ -1,0 +1,253 @@
+"""Experience over HTTP: search, the reference block, lessons, outcomes and verdicts.
+
+Every route works in the caller's tenant (``service.tenant``, from the API key); the rest of
+the scope (app, project and the optional team, agent, user) comes with the request, as it
+would from the host's identity function. A scope naming another tenant is refused (403),
+never quietly rewritten.
+
+- ``POST /experience/search`` ``{"query", "scope", "k"?, "env"?}`` → ``{"hits": [...]}``
+- ``POST /experience/block`` ``{"task", "scope", "env"?, "layout"?, "max_records"?, "max_bytes"?,
+  "max_tokens"?}`` → ``{"block": "..."}`` ("" when no lesson qualifies)
+- ``GET /experience/lessons?app=&project=[&team=&agent=&user=][&status=&limit=&offset=]``
+- ``GET /experience/lessons/{id}?app=&project=…`` → the lesson
+- ``POST /experience/lessons`` ``{"lessons": [...]}`` → ``{"stored": n}`` (import as is, idempotent)
+- ``POST /experience/lessons/{id}/outcome`` ``{"scope", "success"}`` → the updated lesson
+- ``POST /experience/runs`` ``{"run"}`` → ``{"lesson": … | null}`` (a finished run with its checks)
+- ``POST /sessions/{id}/verdict`` ``{"scope", "evidence": [...]}`` → ``{"lesson": … | null}``: the
+  run assembled from that session's ingested events, judged by the host's evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from afteraction.core.assemble import assemble
+from afteraction.errors import ForbiddenError, NotFoundError, ValidationError
+from afteraction.memory import Memory
+from afteraction.model import Event, Evidence, Experience, Run, Scope
+from afteraction.model._check import mapping
+from afteraction.server.common import Problem, Service, count, int_param, json, path_id
+from afteraction.server.ingest import parse_json, read_body
+
+__all__ = ["routes"]
+
+_LAYOUTS = ("compact", "verbose")
+_MAX_LESSONS = 1000  # per POST /experience/lessons
+
+
+def _memory(service: Service) -> Memory:
+    if service.memory is None:
+        raise Problem(404, None, "this server keeps no experience store")
+    return service.memory
+
+
+async def _body(service: Service, request: Request) -> dict[str, Any]:
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media != "application/json":
+        raise Problem(415, "content-type", f"must be application/json, got {media or 'none'!r}")
+    data = parse_json(await read_body(request, service.limits.batch_bytes), "body")
+    if not isinstance(data, dict):
+        raise Problem(400, "body", "must be a JSON object")
+    return data
+
+
+def _scope(tenant: str, data: object, field: str = "scope") -> Scope:
+    """The request's scope inside the caller's tenant."""
+    parts = dict(mapping(data, field))
+    claimed = parts.pop("tenant", tenant)
+    if claimed != tenant:
+        raise ForbiddenError(f"{field}.tenant: this key belongs to another tenant")
+    return Scope.from_dict({**parts, "tenant": tenant}, field)
+
+
+def _query_scope(tenant: str, request: Request) -> Scope:
+    parts = {name: value for name in (*Scope.REQUIRED, *Scope.OPTIONAL) if (value := request.query_params.get(name))}
+    return _scope(tenant, parts)
+
+
+def _text(data: Mapping[str, Any], name: str) -> str:
+    value = data.get(name)
+    if not isinstance(value, str):
+        raise ValidationError(name, "is required and must be a string")
+    return value
+
+
+def _env(data: Mapping[str, Any]) -> dict[str, str] | None:
+    env = data.get("env")
+    if env is None:
+        return None
+    items = mapping(env, "env")
+    for key, value in items.items():
+        if not isinstance(value, str):
+            raise ValidationError(f"env.{key}", "must be a string")
+    return dict(items)
+
+
+def _optional_int(data: Mapping[str, Any], name: str) -> int | None:
+    value = data.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(name, "must be an integer")
+    return value
+
+
+async def search(service: Service, request: Request) -> JSONResponse:
+    memory = _memory(service)
+    tenant = service.tenant(request)
+    data = await _body(service, request)
+    scope = _scope(tenant, data.get("scope"))
+    query = _text(data, "query")
+    k = _optional_int(data, "k")
+    env = _env(data)
+    hits = await run_in_threadpool(lambda: memory.search(query, scope=scope, k=5 if k is None else k, env=env))
+    return json({"hits": [hit.to_dict() for hit in hits]})
+
+
+async def block(service: Service, request: Request) -> JSONResponse:
+    memory = _memory(service)
+    tenant = service.tenant(request)
+    data = await _body(service, request)
+    scope = _scope(tenant, data.get("scope"))
+    task = _text(data, "task")
+    layout = data.get("layout")
+    if layout is not None and layout not in _LAYOUTS:
+        raise ValidationError("layout", f"must be one of {', '.join(_LAYOUTS)}")
+    options = {name: _optional_int(data, name) for name in ("max_records", "max_bytes", "max_tokens")}
+    env = _env(data)
+    text = await run_in_threadpool(lambda: memory.reference_block(task, scope=scope, env=env, layout=layout, **options))
+    return json({"block": text})
+
+
+async def lessons(service: Service, request: Request) -> JSONResponse:
+    memory = _memory(service)
+    scope = _query_scope(service.tenant(request), request)
+    limit = int_param(request, "limit", 50, maximum=service.limits.page)
+    raw_offset = request.query_params.get("offset", "0")
+    offset = count(raw_offset)
+    if offset is None:
+        raise ValidationError("offset", f"must be a whole number, got {raw_offset[:32]!r}")
+    status = request.query_params.get("status")
+    found = await run_in_threadpool(lambda: memory.lessons(scope=scope, limit=limit, offset=offset, status=status))
+    return json({"lessons": [lesson.to_dict() for lesson in found]})
+
+
+async def lesson(service: Service, request: Request) -> JSONResponse:
+    memory = _memory(service)
+    scope = _query_scope(service.tenant(request), request)
+    id = path_id(request, "lesson_id")
+    found = await run_in_threadpool(memory.get, id, scope=scope)
+    return json(found.to_dict())
+
+
+async def add_lessons(service: Service, request: Request) -> JSONResponse:
+    memory = _memory(service)
+    tenant = service.tenant(request)
+    data = await _body(service, request)
+    items = data.get("lessons")
+    if not isinstance(items, list) or not items:
+        raise ValidationError("lessons", "must be a non-empty array of lessons")
+    if len(items) > _MAX_LESSONS:
+        raise Problem(413, "lessons", f"holds {len(items)} lessons; the limit is {_MAX_LESSONS}")
+    records = []
+    for index, item in enumerate(items):
+        try:
+            record = Experience.from_dict(item)
+        except ValidationError as exc:
+            raise ValidationError(f"lessons[{index}].{exc.field}", exc.rule) from None
+        if record.scope.tenant != tenant:
+            raise ForbiddenError(f"lessons[{index}].scope.tenant: this key belongs to another tenant")
+        records.append(record)
+    stored = await run_in_threadpool(memory.add_many, records)
+    return json({"stored": stored, "received": len(records)}, 201 if stored else 200)
+
+
+async def outcome(service: Service, request: Request) -> JSONResponse:
+    memory = _memory(service)
+    tenant = service.tenant(request)
+    id = path_id(request, "lesson_id")
+    data = await _body(service, request)
+    scope = _scope(tenant, data.get("scope"))
+    success = data.get("success")
+    if not isinstance(success, bool):
+        raise ValidationError("success", "is required and must be true or false")
+    updated = await run_in_threadpool(lambda: memory.record_outcome(id, scope=scope, success=success))
+    return json(updated.to_dict())
+
+
+def _learned(found: Experience | None) -> JSONResponse:
+    return json({"lesson": None if found is None else found.to_dict()}, 201 if found is not None else 200)
+
+
+async def submit_run(service: Service, request: Request) -> JSONResponse:
+    memory = _memory(service)
+    tenant = service.tenant(request)
+    data = await _body(service, request)
+    run = Run.from_dict(data.get("run"), "run")
+    if run.scope.tenant != tenant:
+        raise ForbiddenError("run.scope.tenant: this key belongs to another tenant")
+    return _learned(await run_in_threadpool(memory.learn, run))
+
+
+def _session_run(service: Service, tenant: str, session_id: str, scope: Scope) -> Run:
+    session = service.events.session(tenant, session_id)
+    if session is None:
+        raise NotFoundError(f"no session {session_id!r}")
+    events: list[Event] = []
+    after = None
+    while True:
+        page = service.events.events(tenant, session_id, limit=1000, after=after)
+        events.extend(Event.from_dict(data) for _, data in page)
+        if len(page) < 1000:
+            break
+        after = page[-1][0]
+    for run in assemble(events, scope):
+        if run.session_id == session_id or run.id == session_id:
+            return run
+    raise NotFoundError(f"session {session_id!r} holds no task.created event, so no run to judge")
+
+
+async def verdict(service: Service, request: Request) -> JSONResponse:
+    memory = _memory(service)
+    tenant = service.tenant(request)
+    session_id = path_id(request, "session_id")
+    data = await _body(service, request)
+    scope = _scope(tenant, data.get("scope"))
+    items = data.get("evidence")
+    if not isinstance(items, list) or not items:
+        raise ValidationError("evidence", "must be a non-empty array of the host's checks")
+    evidence = tuple(Evidence.from_dict(item, f"evidence[{i}]") for i, item in enumerate(items))
+
+    def judge() -> Experience | None:
+        run = _session_run(service, tenant, session_id, scope)
+        return memory.learn(replace(run, evidence=(*run.evidence, *evidence)))
+
+    return _learned(await run_in_threadpool(judge))
+
+
+def routes(service: Service) -> list[Route]:
+    def bound(handler: Any) -> Any:
+        async def endpoint(request: Request) -> JSONResponse:
+            result: JSONResponse = await handler(service, request)
+            return result
+
+        endpoint.__name__ = handler.__name__
+        return endpoint
+
+    return [
+        Route("/experience/search", bound(search), methods=["POST"]),
+        Route("/experience/block", bound(block), methods=["POST"]),
+        Route("/experience/lessons", bound(lessons), methods=["GET"]),
+        Route("/experience/lessons", bound(add_lessons), methods=["POST"]),
+        Route("/experience/lessons/{lesson_id}", bound(lesson), methods=["GET"]),
+        Route("/experience/lessons/{lesson_id}/outcome", bound(outcome), methods=["POST"]),
+        Route("/experience/runs", bound(submit_run), methods=["POST"]),
+        Route("/sessions/{session_id}/verdict", bound(verdict), methods=["POST"]),
+    ]

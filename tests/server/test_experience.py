@@ -1,0 +1,152 @@
+"""Experience over HTTP: search, block, lessons, outcomes, submitted runs and session verdicts,
+each in the caller's tenant, and bad input named."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+import afteraction as aa
+from afteraction.memory import Memory
+from afteraction.server import create_app
+from afteraction.store.sqlite_events import SQLiteEvents
+from afteraction.testing import make_experience
+from tests.server.conftest import LIMITS, tenant_from_header
+from tests.server.test_ingest import event
+
+SCOPE = {"app": "support", "project": "refunds"}
+ACME = aa.Scope(tenant="acme", **SCOPE)
+
+
+@pytest.fixture
+def http(events: SQLiteEvents) -> Iterator[TestClient]:
+    app = create_app(events, tenant=tenant_from_header, limits=LIMITS, memory=Memory(events.store))
+    with TestClient(app, raise_server_exceptions=False, headers={"x-test-tenant": "acme"}) as found:
+        yield found
+
+
+def lesson(id: str = "exp_refund", task: str = "Refund ticket is stuck in pending", **fields: Any) -> aa.Experience:
+    return make_experience(task, scope=fields.pop("scope", ACME), id=id, **fields)
+
+
+def store(http: TestClient, *lessons: aa.Experience) -> None:
+    answer = http.post("/experience/lessons", json={"lessons": [item.to_dict() for item in lessons]})
+    assert answer.status_code in (200, 201), answer.text
+
+
+def test_search_block_and_lessons_answer_in_the_callers_tenant(http: TestClient) -> None:
+    store(http, lesson())
+    hits = http.post("/experience/search", json={"query": "refund stuck pending", "scope": SCOPE}).json()["hits"]
+    assert [hit["id"] for hit in hits] == ["exp_refund"]
+    block = http.post("/experience/block", json={"task": "refund stuck pending", "scope": SCOPE}).json()["block"]
+    assert "Refund ticket is stuck in pending" in block
+    listed = http.get("/experience/lessons", params=SCOPE).json()["lessons"]
+    assert [item["id"] for item in listed] == ["exp_refund"] and listed[0]["eligible"] is True
+    assert http.get("/experience/lessons/exp_refund", params=SCOPE).json()["id"] == "exp_refund"
+    # another tenant sees nothing of it
+    other = {"x-test-tenant": "globex"}
+    assert http.post("/experience/search", json={"query": "refund", "scope": SCOPE}, headers=other).json() == {
+        "hits": []
+    }
+    assert http.get("/experience/lessons/exp_refund", params=SCOPE, headers=other).status_code == 404
+
+
+def test_a_scope_naming_another_tenant_is_refused(http: TestClient) -> None:
+    answer = http.post("/experience/search", json={"query": "refund", "scope": {**SCOPE, "tenant": "globex"}})
+    assert answer.status_code == 403
+    assert "another tenant" in answer.json()["errors"][0]["message"]
+    foreign = lesson(scope=aa.Scope(tenant="globex", **SCOPE))
+    answer = http.post("/experience/lessons", json={"lessons": [foreign.to_dict()]})
+    assert answer.status_code == 403
+    assert http.get("/experience/lessons", params=SCOPE, headers={"x-test-tenant": "globex"}).json() == {"lessons": []}
+
+
+def test_an_outcome_updates_confidence(http: TestClient) -> None:
+    store(http, lesson())
+    answer = http.post("/experience/lessons/exp_refund/outcome", json={"scope": SCOPE, "success": False})
+    assert answer.status_code == 200
+    assert answer.json()["revision"] == 2 and answer.json()["contradicting"] == 1
+
+
+def test_a_submitted_run_is_learned_here(http: TestClient) -> None:
+    run = {
+        "id": "run-1",
+        "task": "Nightly build cannot pull from the private package feed",
+        "scope": {"tenant": "acme", **SCOPE},
+        "started_at": "2026-01-01T10:00:00Z",
+        "ended_at": "2026-01-01T10:05:00Z",
+        "state": "completed",
+        "attempts": [{"index": 0, "calls": [{"tool": "rotate_token", "args": {}, "result": "rotated"}]}],
+        "evidence": [{"id": "build-green", "passed": True}],
+    }
+    answer = http.post("/experience/runs", json={"run": run})
+    assert answer.status_code == 201, answer.text
+    assert answer.json()["lesson"]["status"] == "validated"
+    hits = http.post("/experience/search", json={"query": "package feed pull fails", "scope": SCOPE}).json()["hits"]
+    assert len(hits) == 1
+    run["scope"] = {"tenant": "globex", **SCOPE}
+    assert http.post("/experience/runs", json={"run": run}).status_code == 403
+
+
+def test_a_verdict_on_an_ingested_session_teaches(http: TestClient) -> None:
+    events = [
+        event("e1", type="task.created", payload={"task": "Refund ticket 42 is stuck in pending"}),
+        event("e2", type="tool.called", time="2026-01-01T10:00:01Z", payload={"tool_name": "refund", "call_id": "c1"}),
+        event("e3", type="tool.result", time="2026-01-01T10:00:02Z", payload={"call_id": "c1", "output": "issued"}),
+        event("e4", type="task.completed", time="2026-01-01T10:00:03Z", payload={}),
+    ]
+    assert http.post("/events/batch", json=events).status_code == 202
+    verdict = {"scope": SCOPE, "evidence": [{"id": "refund-issued", "passed": True}]}
+    answer = http.post("/sessions/ses-1/verdict", json=verdict)
+    assert answer.status_code == 201, answer.text
+    learned = answer.json()["lesson"]
+    assert learned["task"] == "Refund ticket 42 is stuck in pending" and learned["status"] == "validated"
+    assert http.post("/sessions/ses-1/verdict", json=verdict).json()["lesson"]["id"] == learned["id"]  # idempotent
+    assert len(http.get("/experience/lessons", params=SCOPE).json()["lessons"]) == 1
+    assert http.post("/sessions/nope/verdict", json=verdict).status_code == 404
+    # another tenant cannot judge this tenant's session
+    assert http.post("/sessions/ses-1/verdict", json=verdict, headers={"x-test-tenant": "globex"}).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/experience/search", {"scope": SCOPE}, "query"),
+        ("/experience/search", {"query": "x"}, "scope"),
+        ("/experience/search", {"query": "x", "scope": {"app": "support"}}, "scope.project"),
+        ("/experience/search", {"query": "x", "scope": SCOPE, "k": 0}, "k"),
+        ("/experience/search", {"query": "x", "scope": SCOPE, "k": "5"}, "k"),
+        ("/experience/search", {"query": "x", "scope": SCOPE, "env": {"os": 1}}, "env.os"),
+        ("/experience/block", {"task": "x", "scope": SCOPE, "layout": "fancy"}, "layout"),
+        ("/experience/lessons", {"lessons": []}, "lessons"),
+        ("/experience/lessons", {"lessons": [{"id": "x"}]}, "lessons[0].task_id"),
+        ("/experience/lessons/exp/outcome", {"scope": SCOPE, "success": "yes"}, "success"),
+        ("/experience/runs", {"run": {"id": "r"}}, "run.task"),
+        ("/sessions/ses-1/verdict", {"scope": SCOPE, "evidence": []}, "evidence"),
+        ("/sessions/ses-1/verdict", {"scope": SCOPE, "evidence": [{"passed": True}]}, "evidence[0].id"),
+    ],
+)
+def test_bad_input_names_the_field(http: TestClient, path: str, body: dict[str, Any], field: str) -> None:
+    answer = http.post(path, json=body)
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["errors"][0]["field"] == field
+
+
+def test_bodies_must_be_json_objects(http: TestClient) -> None:
+    assert (
+        http.post("/experience/search", content=b"query=x", headers={"content-type": "text/plain"}).status_code == 415
+    )
+    answer = http.post("/experience/search", content=b"[1]", headers={"content-type": "application/json"})
+    assert answer.status_code == 400 and answer.json()["errors"][0]["field"] == "body"
+    answer = http.post("/experience/search", content=b"{", headers={"content-type": "application/json"})
+    assert answer.status_code == 400
+
+
+def test_without_an_experience_store_the_routes_say_so(events: SQLiteEvents) -> None:
+    with TestClient(create_app(events, limits=LIMITS), raise_server_exceptions=False) as plain:
+        answer = plain.post("/experience/search", json={"query": "x", "scope": SCOPE})
+    assert answer.status_code == 404
+    assert "no experience store" in answer.json()["errors"][0]["message"]

@@ -1,0 +1,131 @@
+"""The remote client against a real `afteraction serve --dev` process: a RemoteMemory records,
+searches, renders blocks, lists lessons and records outcomes as a local Memory does, errors
+keep their meaning across the wire, and inside a running agent nothing raises."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import afteraction as aa
+from afteraction.client import RemoteMemory
+from afteraction.errors import ConfigError, ForbiddenError, NotFoundError, StoreError, ValidationError
+from afteraction.testing import make_experience
+from tests.serving import free_port, serving
+
+TASK = "Refund ticket 42 is stuck in pending"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One real `afteraction serve --dev` for the module; each test works in its own project."""
+    with serving(tmp_path_factory.mktemp("served") / "served.db", "--dev") as url:
+        yield url
+
+
+@pytest.fixture
+def scope(request: pytest.FixtureRequest) -> aa.Scope:
+    return aa.Scope(tenant="dev", app="support", project=request.node.name[:60])
+
+
+@pytest.fixture
+def mem(server: str) -> Iterator[aa.Memory]:
+    found = aa.Memory.open(server)
+    assert isinstance(found, RemoteMemory)
+    yield found
+    found.close()
+
+
+def record(mem: aa.Memory, scope: aa.Scope, task: str = TASK, *, passed: bool = True) -> aa.Experience | None:
+    with mem.run(task, scope=scope, allow_args=("strategy",)) as run:
+        run.tool("run_refund_check", args={"strategy": "retry"}, error="LockHeldError: refund lock is held")
+        run.next_attempt()
+        run.tool("run_refund_check", args={"strategy": "wait-for-lock"}, result="issued")
+        run.check("refund-issued", passed=passed)
+    return run.experience
+
+
+def test_a_run_recorded_on_one_host_teaches_another(server: str, mem: aa.Memory, scope: aa.Scope) -> None:
+    lesson = record(mem, scope)
+    assert lesson is not None and lesson.status is aa.Status.VALIDATED
+    with aa.Memory.open(server) as other:  # another host, the same service
+        [hit] = other.search("refund stuck in pending", scope=scope)
+        assert hit.experience == lesson
+        block = other.reference_block("refund stuck in pending", scope=scope)
+        assert "wait-for-lock" in block and "LockHeldError" in block
+        assert other.reference_block("book a meeting room for Thursday", scope=scope) == ""
+        [listed] = other.lessons(scope=scope)
+        assert listed.experience == lesson and listed.eligible
+        assert other.get(lesson.id, scope=scope) == lesson
+
+
+def test_outcomes_and_imports_go_through_the_service(mem: aa.Memory, scope: aa.Scope) -> None:
+    lesson = record(mem, scope)
+    assert lesson is not None
+    updated = mem.record_outcome(lesson.id, scope=scope, success=True)
+    assert updated.revision == lesson.revision + 1
+    assert updated.confidence > lesson.confidence
+    imported = make_experience("Invoice export times out", scope=scope, id="exp_imported")
+    assert mem.add(imported) is True
+    assert mem.add(imported) is False  # idempotent by id
+    assert mem.get("exp_imported", scope=scope) == imported
+
+
+def test_the_async_face_works_remotely(mem: aa.Memory, scope: aa.Scope) -> None:
+    record(mem, scope)
+
+    async def ask() -> tuple[list[aa.Hit], str]:
+        aio = mem.aio
+        return await aio.search("refund pending", scope=scope), await aio.reference_block(TASK, scope=scope)
+
+    hits, block = asyncio.run(ask())
+    assert len(hits) == 1 and "wait-for-lock" in block
+
+
+def test_errors_keep_their_meaning_across_the_wire(mem: aa.Memory, scope: aa.Scope) -> None:
+    with pytest.raises(ValidationError) as caught:
+        mem.search("refund", scope=scope, k=0)
+    assert caught.value.field == "k"
+    with pytest.raises(NotFoundError):
+        mem.get("no-such-lesson", scope=scope)
+    with pytest.raises(ForbiddenError):
+        mem.search("refund", scope=aa.Scope(tenant="acme", app="support", project="refunds"))
+    with pytest.raises(NotFoundError):  # escaped into one segment: it never reaches another route
+        mem.get("a/../../sessions", scope=scope)
+    with pytest.raises(ValidationError) as caught:
+        mem.get("x" * 10_000, scope=scope)
+    assert caught.value.field == "lesson_id"
+
+
+def test_an_unreachable_service_is_a_store_error_and_never_reaches_a_running_agent(scope: aa.Scope) -> None:
+    errors: list[tuple[BaseException, str]] = []
+    mem = aa.Memory.open(f"http://127.0.0.1:{free_port()}", timeout=2.0, on_error=lambda e, w: errors.append((e, w)))
+    with pytest.raises(StoreError, match="cannot reach"):
+        mem.search("refund", scope=scope)
+    assert record(mem, scope) is None  # the run finished; the failure was reported, not raised
+    assert [where for _, where in errors] == ["run.finish"]
+    assert isinstance(errors[0][0], StoreError)
+
+
+def test_the_key_is_sent_and_never_shown(server: str) -> None:
+    mem = RemoteMemory(server, api_key="aa_secret_value")
+    assert "aa_secret_value" not in repr(mem)
+    assert mem._http.headers["authorization"] == "Bearer aa_secret_value"
+    mem.close()
+
+
+@pytest.mark.parametrize("url", ["ftp://host", "http//missing-colon"])
+def test_a_bad_url_fails_at_setup(url: str) -> None:
+    with pytest.raises(ConfigError):
+        RemoteMemory(url)
+
+
+def test_the_environment_gives_the_url_and_key(server: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("AFTERACTION_DATABASE_URL", server)
+    monkeypatch.setenv("AFTERACTION_API_KEY", "aa_from_env")
+    with aa.Memory.open() as mem:
+        assert isinstance(mem, RemoteMemory)
+        assert mem._http.headers["authorization"] == "Bearer aa_from_env"
