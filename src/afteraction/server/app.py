@@ -16,9 +16,10 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from afteraction import __version__
 from afteraction.errors import AfterActionError, ConfigError, ValidationError
 from afteraction.memory import Memory
-from afteraction.server import experience, ingest, reads
+from afteraction.server import experience, health, ingest, openapi, reads
 from afteraction.server.common import Limits, Problem, Service, TenantResolver, error_body, json
 from afteraction.server.cursor import Cursors
 from afteraction.store import open_store
@@ -80,7 +81,13 @@ def create_app(
     page cursors (default: a key made per process)."""
     service = Service(events, tenant, Cursors(cursor_key), limits or Limits(), memory)
     return Starlette(
-        routes=[*ingest.routes(service), *reads.routes(service), *experience.routes(service)],
+        routes=[
+            *ingest.routes(service),
+            *reads.routes(service),
+            *experience.routes(service),
+            *health.routes(service),
+            *openapi.routes(__version__),
+        ],
         exception_handlers={
             Problem: _problem,
             AfterActionError: _afteraction_error,

@@ -1,0 +1,218 @@
+"""The OpenAPI 3.1 description of the service, served at ``GET /openapi.json``.
+
+It is data, kept beside the routes: ``tests/server/test_openapi.py`` checks that it names
+exactly the routes the app serves (path and method), and a schemathesis run fuzzes the app
+from it and finds no 5xx. A new route is added here in the same change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+__all__ = ["OPERATIONS", "document", "routes"]
+
+Schema = dict[str, Any]
+
+_STRING: Schema = {"type": "string"}
+_ID: Schema = {"type": "string", "minLength": 1, "maxLength": 256}
+_ERROR: Schema = {"$ref": "#/components/schemas/Error"}
+_SCOPE: Schema = {"$ref": "#/components/schemas/Scope"}
+
+
+def _json(schema: Schema) -> Schema:
+    return {"content": {"application/json": {"schema": schema}}}
+
+
+def _answers(*statuses: int, ok: Schema | None = None) -> Schema:
+    out: Schema = {}
+    for status in statuses:
+        if status < 300:
+            out[str(status)] = {"description": "done", **_json(ok or {"type": "object"})}
+        else:
+            out[str(status)] = {"description": "refused; the body names the field and the rule", **_json(_ERROR)}
+    return out
+
+
+def _body(schema: Schema, *, media: tuple[str, ...] = ("application/json",)) -> Schema:
+    return {"required": True, "content": {m: {"schema": schema} for m in media}}
+
+
+def _query(name: str, schema: Schema, *, required: bool = False) -> Schema:
+    return {"name": name, "in": "query", "required": required, "schema": schema}
+
+
+def _path(name: str) -> Schema:
+    return {"name": name, "in": "path", "required": True, "schema": _ID}
+
+
+def _object(required: tuple[str, ...], **properties: Schema) -> Schema:
+    return {"type": "object", "required": list(required), "properties": properties}
+
+
+_PAGE = [_query("limit", {"type": "integer", "minimum": 1, "maximum": 500}), _query("cursor", _STRING)]
+_SCOPE_QUERY = [
+    _query("app", _STRING, required=True),
+    _query("project", _STRING, required=True),
+    *(_query(part, _STRING) for part in ("team", "agent", "user")),
+]
+_READ = (400, 401, 403, 404)
+_WRITE = (400, 401, 403, 404, 413, 415)
+
+#: (path, method) → the operation. The source of truth the test holds the app to.
+OPERATIONS: dict[tuple[str, str], Schema] = {
+    ("/events", "post"): {
+        "summary": "Ingest one AEP event (202 new, 200 duplicate), as the AEP reference server answers",
+        "requestBody": _body({"$ref": "#/components/schemas/Event"}),
+        "responses": _answers(200, 202, 400, 401, 403, 413, 415, 429),
+    },
+    ("/events/batch", "post"): {
+        "summary": "Ingest a JSON array or NDJSON of AEP events, answered per event",
+        "requestBody": _body(
+            {"type": "array", "items": {"$ref": "#/components/schemas/Event"}},
+            media=("application/json", "application/x-ndjson"),
+        ),
+        "responses": _answers(200, 202, 400, 401, 403, 413, 415, 429),
+    },
+    ("/sessions", "get"): {
+        "summary": "The tenant's sessions, newest first, in cursor pages",
+        "parameters": _PAGE,
+        "responses": _answers(200, *_READ),
+    },
+    ("/sessions/{session_id}/events", "get"): {
+        "summary": "A session's events by parsed instant, in cursor pages",
+        "parameters": [_path("session_id"), *_PAGE],
+        "responses": _answers(200, *_READ),
+    },
+    ("/sessions/{session_id}/tree", "get"): {
+        "summary": "A session and its descendants (cycle-safe)",
+        "parameters": [_path("session_id")],
+        "responses": _answers(200, *_READ),
+    },
+    ("/sessions/{session_id}/verdict", "post"): {
+        "summary": "Judge the run assembled from a session's events with the host's evidence; learn it",
+        "parameters": [_path("session_id")],
+        "requestBody": _body(
+            _object(("scope", "evidence"), scope=_SCOPE, evidence={"type": "array", "items": {"type": "object"}})
+        ),
+        "responses": _answers(200, 201, *_WRITE),
+    },
+    ("/experience/search", "post"): {
+        "summary": "The best eligible lessons for a query, in the caller's tenant",
+        "requestBody": _body(
+            _object(
+                ("query", "scope"),
+                query=_STRING,
+                scope=_SCOPE,
+                k={"type": "integer", "minimum": 1, "maximum": 100},
+                env={"type": "object", "additionalProperties": _STRING},
+            )
+        ),
+        "responses": _answers(200, *_WRITE),
+    },
+    ("/experience/block", "post"): {
+        "summary": "The reference block to inject for a task (empty when no lesson qualifies)",
+        "requestBody": _body(
+            _object(
+                ("task", "scope"),
+                task=_STRING,
+                scope=_SCOPE,
+                env={"type": "object", "additionalProperties": _STRING},
+                layout={"enum": ["compact", "verbose"]},
+                max_records={"type": "integer"},
+                max_bytes={"type": "integer"},
+                max_tokens={"type": "integer"},
+            )
+        ),
+        "responses": _answers(200, *_WRITE),
+    },
+    ("/experience/lessons", "get"): {
+        "summary": "Stored lessons the scope sees, newest first, each with whether it may be injected",
+        "parameters": [
+            *_SCOPE_QUERY,
+            _query("status", _STRING),
+            _query("limit", {"type": "integer"}),
+            _query("offset", {"type": "integer"}),
+        ],
+        "responses": _answers(200, *_READ),
+    },
+    ("/experience/lessons", "post"): {
+        "summary": "Import lessons as they are (idempotent by id)",
+        "requestBody": _body(_object(("lessons",), lessons={"type": "array", "items": {"type": "object"}})),
+        "responses": _answers(200, 201, *_WRITE),
+    },
+    ("/experience/lessons/{lesson_id}", "get"): {
+        "summary": "One lesson the scope sees",
+        "parameters": [_path("lesson_id"), *_SCOPE_QUERY],
+        "responses": _answers(200, *_READ),
+    },
+    ("/experience/lessons/{lesson_id}/outcome", "post"): {
+        "summary": "One more reuse outcome for a lesson: confidence and status follow",
+        "parameters": [_path("lesson_id")],
+        "requestBody": _body(_object(("scope", "success"), scope=_SCOPE, success={"type": "boolean"})),
+        "responses": _answers(200, 409, *_WRITE),
+    },
+    ("/experience/runs", "post"): {
+        "summary": "Learn a finished run that carries the host's checks",
+        "requestBody": _body(_object(("run",), run={"type": "object"})),
+        "responses": _answers(200, 201, *_WRITE),
+    },
+    ("/health", "get"): {"summary": "The process is up", "responses": _answers(200)},
+    ("/ready", "get"): {"summary": "The store answers", "responses": _answers(200, 503)},
+    ("/openapi.json", "get"): {"summary": "This document", "responses": _answers(200)},
+}
+
+_COMPONENTS: Schema = {
+    "schemas": {
+        "Error": _object(
+            ("errors",),
+            accepted={"type": "boolean"},
+            errors={
+                "type": "array",
+                "items": _object(("field", "message"), field={"type": ["string", "null"]}, message=_STRING),
+            },
+        ),
+        "Scope": _object(
+            ("app", "project"), **dict.fromkeys(("tenant", "app", "project", "team", "agent", "user"), _STRING)
+        ),
+        "Event": _object(
+            ("specversion", "id", "time", "source", "type", "session_id", "trace_id", "payload"),
+            specversion={"const": "0.2.0"},
+            id=_ID,
+            time={"type": "string", "format": "date-time"},
+            source=_STRING,
+            type=_STRING,
+            session_id=_ID,
+            trace_id=_ID,
+            parent_session_id=_STRING,
+            causation_id=_STRING,
+            payload={"type": "object"},
+        ),
+    },
+    "securitySchemes": {"apiKey": {"type": "http", "scheme": "bearer"}},
+}
+
+
+def document(version: str) -> Schema:
+    paths: dict[str, dict[str, Schema]] = {}
+    for (path, method), operation in OPERATIONS.items():
+        paths.setdefault(path, {})[method] = operation
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "afteraction", "version": version},
+        "paths": paths,
+        "components": _COMPONENTS,
+        "security": [{"apiKey": []}],
+    }
+
+
+def routes(version: str) -> list[Route]:
+    spec = document(version)
+
+    async def openapi(request: Request) -> JSONResponse:
+        return JSONResponse(spec)
+
+    return [Route("/openapi.json", openapi, methods=["GET"])]

@@ -1,0 +1,72 @@
+"""``/openapi.json`` names exactly the routes the app serves, and a schema-driven fuzz run
+(schemathesis) over every operation finds no 5xx and no non-JSON error."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from starlette.applications import Starlette
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from afteraction.memory import Memory
+from afteraction.server import create_app
+from afteraction.server.openapi import OPERATIONS
+from afteraction.store.sqlite import SQLiteStore
+from afteraction.store.sqlite_events import SQLiteEvents
+from tests.server.conftest import LIMITS
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Starlette]:
+    events = SQLiteEvents(SQLiteStore(tmp_path_factory.mktemp("openapi") / "served.db"))
+    yield create_app(events, limits=LIMITS, memory=Memory(events.store))
+    events.store.close()
+
+
+def served(app: Starlette) -> set[tuple[str, str]]:
+    found = set()
+    for route in app.routes:
+        assert isinstance(route, Route)
+        for method in route.methods or ():
+            if method != "HEAD":
+                found.add((route.path, method.lower()))
+    return found
+
+
+def test_the_document_names_exactly_the_routes(app: Starlette) -> None:
+    assert served(app) == set(OPERATIONS)
+    with TestClient(app) as http:
+        document = http.get("/openapi.json").json()
+    assert {(path, method) for path, ops in document["paths"].items() for method in ops} == set(OPERATIONS)
+    assert document["openapi"].startswith("3.1")
+
+
+@pytest.fixture(scope="module")
+def api_schema(app: Starlette) -> schemathesis.BaseSchema:
+    return schemathesis.openapi.from_asgi("/openapi.json", app)
+
+
+def operations() -> list[str]:
+    return sorted(f"{method.upper()} {path}" for path, method in OPERATIONS)
+
+
+@pytest.mark.parametrize("operation", operations())
+def test_no_input_makes_the_server_fail(api_schema: schemathesis.BaseSchema, operation: str) -> None:
+    method, path = operation.split(" ", 1)
+    found = api_schema[path][method]
+
+    @given(case=found.as_strategy())
+    @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    def check(case: schemathesis.Case) -> None:
+        response = case.call()
+        assert response.status_code < 500, f"{operation} → {response.status_code}: {response.text[:500]}"
+        if response.status_code >= 400:
+            media = response.headers.get("content-type", [""])[0]
+            assert media.startswith("application/json"), response.text[:500]
+            assert response.json()["errors"], response.text[:500]
+
+    check()
