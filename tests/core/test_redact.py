@@ -150,6 +150,8 @@ ORDINARY = [
     "git sha 3f786850e387550fdab836ed7e6dc881de23001b",
     "status: ok",
     'status "completed"; next step: close the ticket',
+    "pip install northwind-auth==1.4.2 failed",  # a version pin, not an assignment
+    "if token >= 3 and secret != expected: retry",
     "",
 ]
 

@@ -273,6 +273,8 @@ def _secret_reversed(reversed_name: str) -> bool:
 def _assignment(text: str, match: re.Match[str], reverse: str) -> _Hit | None:
     """``name: value`` or ``name=value`` at a separator: the value's span, if the name is secret."""
     at = match.start()
+    if text[at] == "=" and (text.startswith("=", at + 1) or (at > 0 and text[at - 1] in "=!<>~")):
+        return None  # a comparison or a version pin (``northwind-auth==1.4.2``, ``token >= 3``), not a value
     named = _NAME_BEFORE.match(reverse, len(text) - at)
     if named is None:
         return None
