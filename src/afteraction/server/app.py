@@ -13,14 +13,18 @@ import logging
 import uvicorn
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
 from afteraction.errors import AfterActionError, ConfigError, ValidationError
-from afteraction.server import ingest, reads
+from afteraction.server import admin, ingest, reads
+from afteraction.server.auth import AuthMiddleware, KeyAuth, key_tenant
 from afteraction.server.common import Limits, Problem, Service, TenantResolver, error_body, json
 from afteraction.server.cursor import Cursors
 from afteraction.store import open_store
+from afteraction.store.keys import NO_SECRET, ServerSecret, open_keys
 from afteraction.store.sqlite import SQLiteStore
 from afteraction.store.sqlite_events import SQLiteEvents
 
@@ -72,12 +76,21 @@ def create_app(
     tenant: TenantResolver = dev_tenant,
     cursor_key: bytes | None = None,
     limits: Limits | None = None,
+    auth: KeyAuth | None = None,
 ) -> Starlette:
     """The app over an event store. ``tenant`` decides each request's tenant (development mode:
-    always ``dev``); ``cursor_key`` signs page cursors (default: a key made per process)."""
+    always ``dev``); ``cursor_key`` signs page cursors (default: a key made per process).
+    With ``auth``, every request needs an API key (``server.auth``), whose tenant it gets."""
     service = Service(events, tenant, Cursors(cursor_key), limits or Limits())
+    middleware: list[Middleware] = []
+    extra: list[Route] = []
+    if auth is not None:
+        service = Service(events, key_tenant, service.cursors, service.limits, check=auth.check_event)
+        middleware.append(Middleware(AuthMiddleware, auth=auth, on_problem=_problem))
+        extra = admin.routes(auth)
     return Starlette(
-        routes=[*ingest.routes(service), *reads.routes(service)],
+        routes=[*ingest.routes(service), *reads.routes(service), *extra],
+        middleware=middleware,
         exception_handlers={
             Problem: _problem,
             AfterActionError: _afteraction_error,
@@ -105,17 +118,21 @@ def open_events(db: str) -> SQLiteEvents:
     return SQLiteEvents(store)
 
 
-def serve(db: str, *, host: str, port: int, dev: bool) -> None:
-    """Run the service until interrupted. Only development mode exists in this slice."""
-    if not dev:
-        raise ConfigError(
-            "API keys are not available yet: run `afteraction serve --dev` (tenant 'dev', no keys, loopback only)"
-        )
-    if not is_loopback(host):
+def serve(db: str, *, host: str, port: int, dev: bool, secret: ServerSecret | None = None) -> None:
+    """Run the service until interrupted: with API keys (``secret`` required: signing secrets and
+    cursor keys derive from it, so replicas sharing it agree), or in development mode."""
+    if dev and not is_loopback(host):
         raise ConfigError(f"--dev runs without API keys, so only on a loopback address; got --host {host!r}")
+    if not dev and secret is None:
+        raise ConfigError(NO_SECRET)
     events = open_events(db)
     try:
-        config = uvicorn.Config(create_app(events), host=host, port=port, server_header=False, access_log=False)
+        if secret is None or dev:
+            app = create_app(events)
+        else:
+            keyed = KeyAuth(open_keys(events.store), secret)
+            app = create_app(events, cursor_key=secret.derive("cursor/v1"), auth=keyed)
+        config = uvicorn.Config(app, host=host, port=port, server_header=False, access_log=False)
         uvicorn.Server(config).run()
     finally:
         events.store.close()

@@ -13,10 +13,30 @@ from afteraction.model._check import MAX_ID
 from afteraction.server.cursor import Cursors
 from afteraction.store.sqlite_events import SQLiteEvents
 
-__all__ = ["Limits", "Problem", "Service", "TenantResolver", "count", "error_body", "int_param", "json", "path_id"]
+__all__ = [
+    "EventCheck",
+    "Limits",
+    "Problem",
+    "Service",
+    "TenantResolver",
+    "count",
+    "error_body",
+    "int_param",
+    "json",
+    "no_check",
+    "path_id",
+]
 
 #: Who the caller is: the tenant every read and write of this request is scoped to.
 TenantResolver = Callable[[Request], str]
+#: A check of each valid incoming event as received (its JSON object), before it is stored:
+#: the server with API keys verifies signatures there. Raises Problem naming the field;
+#: ``prefix`` places it in a batch (``events[3].``).
+EventCheck = Callable[[Request, Any, str], None]
+
+
+def no_check(request: Request, data: Any, prefix: str) -> None:
+    """Development mode: events are taken as sent."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +55,7 @@ class Service:
     tenant: TenantResolver
     cursors: Cursors
     limits: Limits = field(default_factory=Limits)
+    check: EventCheck = no_check
 
 
 class Problem(Exception):

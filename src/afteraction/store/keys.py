@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COLUMNS",
+    "NO_SECRET",
     "PREFIX",
     "SCOPES",
     "Key",
@@ -57,6 +58,10 @@ PREFIX = "afa_"
 MIN_SECRET_BYTES = 32
 MAX_RATE = 1_000_000.0
 MAX_BURST = 1_000_000
+NO_SECRET = (
+    "API keys need a server secret of at least 32 random bytes: set AFTERACTION_SERVER_SECRET or "
+    "AFTERACTION_SERVER_SECRET_FILE (or give --secret-file); `afteraction serve --dev` runs without keys"
+)
 _TOKEN = re.compile(r"\Aafa_([0-9a-f]{16})_[A-Za-z0-9_-]{43}\Z", re.ASCII)
 _ID = re.compile(r"\Aafa_[0-9a-f]{16}\Z", re.ASCII)
 _RATE = re.compile(r"\A\s*([0-9]+(?:\.[0-9]+)?)\s*(?:/\s*s(?:ec(?:ond)?)?)?\s*\Z", re.ASCII)
@@ -270,6 +275,14 @@ class ServerSecret:
             return cls(text, f"the server secret file {path}")
         value = environ.get("AFTERACTION_SERVER_SECRET", "").strip()
         return cls(value.encode("utf-8"), "AFTERACTION_SERVER_SECRET") if value else None
+
+    @classmethod
+    def require(cls, environ: Mapping[str, str], file: str | None = None) -> ServerSecret:
+        """As ``load``, but ConfigError saying how to give one when none is set."""
+        found = cls.load(environ, file)
+        if found is None:
+            raise ConfigError(NO_SECRET)
+        return found
 
     def derive(self, label: str) -> bytes:
         """32 bytes for one purpose, named by ``label``."""
