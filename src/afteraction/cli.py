@@ -412,11 +412,11 @@ def keys_create(tenant: str, project: str | None, scopes: str, rate: str | None,
     from datetime import datetime, timezone
 
     from afteraction.store import open_store
-    from afteraction.store.keys import hash_token, mint, open_keys, parse_rate
+    from afteraction.store.keys import hash_token, mint, open_keys, parse_rate, parse_scopes
 
     secret = ServerSecret.require(os.environ, secret_file)
     key, token = mint(
-        tenant, scopes, now=datetime.now(timezone.utc), project=project, name=name,
+        tenant, parse_scopes(scopes, "--scope"), now=datetime.now(timezone.utc), project=project, name=name,
         rate=None if rate is None else parse_rate(rate), burst=burst,
         legacy_signatures=legacy_signatures, require_signatures=require_signatures,
     )  # fmt: skip
