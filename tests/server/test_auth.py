@@ -137,3 +137,10 @@ def test_keys_and_secrets_never_reach_the_log(server: Keyed, caplog: pytest.LogC
     logged = caplog.text + "".join(str(r.args) for r in caplog.records)
     for secret in (token, revoked_token, token[:-1], token.rsplit("_", 1)[1], SECRET_TEXT):
         assert secret not in logged
+
+
+def test_a_key_store_that_fails_is_503_in_the_one_shape(server: Keyed) -> None:
+    token = server.token()
+    server.store.close()
+    answer = server.client.get("/sessions", headers=bearer(token))
+    assert refusal(answer, 503) == "None: the service cannot answer now; try again later"

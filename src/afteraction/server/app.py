@@ -1,4 +1,4 @@
-"""The Starlette app, its error mapping, and ``serve`` (uvicorn, development mode only for now).
+"""The Starlette app, its error mapping, and ``serve`` (uvicorn; API keys, or development mode).
 
 Every error is JSON of one shape (``common.error_body``), never an HTML page or a traceback:
 afteraction errors by the status each carries, Starlette's own (404, 405) by theirs, anything
@@ -21,7 +21,16 @@ from starlette.routing import Route
 from afteraction.errors import AfterActionError, ConfigError, ValidationError
 from afteraction.server import admin, ingest, reads
 from afteraction.server.auth import AuthMiddleware, KeyAuth, key_tenant
-from afteraction.server.common import Limits, Problem, Service, TenantResolver, error_body, json
+from afteraction.server.common import (
+    EventCheck,
+    Limits,
+    Problem,
+    Service,
+    TenantResolver,
+    error_body,
+    json,
+    no_check,
+)
 from afteraction.server.cursor import Cursors
 from afteraction.store import open_store
 from afteraction.store.keys import NO_SECRET, ServerSecret, open_keys
@@ -60,6 +69,11 @@ async def _afteraction_error(request: Request, exc: Exception) -> Response:
     return _error(request, exc.status, None, str(exc))
 
 
+async def _refused(request: Request, exc: Exception) -> Response:
+    """A refusal outside the routes (the API key middleware): a Problem or an afteraction error."""
+    return await (_problem if isinstance(exc, Problem) else _afteraction_error)(request, exc)
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     return _error(request, exc.status_code, None, exc.detail)
@@ -81,13 +95,14 @@ def create_app(
     """The app over an event store. ``tenant`` decides each request's tenant (development mode:
     always ``dev``); ``cursor_key`` signs page cursors (default: a key made per process).
     With ``auth``, every request needs an API key (``server.auth``), whose tenant it gets."""
-    service = Service(events, tenant, Cursors(cursor_key), limits or Limits())
     middleware: list[Middleware] = []
     extra: list[Route] = []
+    check: EventCheck = no_check
     if auth is not None:
-        service = Service(events, key_tenant, service.cursors, service.limits, check=auth.check_event)
-        middleware.append(Middleware(AuthMiddleware, auth=auth, on_problem=_problem))
+        tenant, check = key_tenant, auth.check_event
+        middleware.append(Middleware(AuthMiddleware, auth=auth, on_error=_refused))
         extra = admin.routes(auth)
+    service = Service(events, tenant, Cursors(cursor_key), limits or Limits(), check=check)
     return Starlette(
         routes=[*ingest.routes(service), *reads.routes(service), *extra],
         middleware=middleware,

@@ -31,6 +31,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from afteraction.core.canonical import verify
+from afteraction.errors import AfterActionError
 from afteraction.server.common import Problem
 from afteraction.server.ratelimit import RateLimiter
 from afteraction.store.keys import Key, KeyStore, ServerSecret, key_id_of, token_matches
@@ -126,17 +127,18 @@ class KeyAuth:
         raise Problem(401, field, f"does not match the event: sign canonical v2 with the signing secret of {key.id}")
 
 
-OnProblem = Callable[[Request, Exception], Awaitable[Response]]
+OnError = Callable[[Request, Exception], Awaitable[Response]]
 
 
 class AuthMiddleware:
     """Authenticates, authorizes and rate-limits every HTTP request before it is routed;
-    refusals are answered by ``on_problem`` (the app's one error shape)."""
+    refusals, and a key store that fails (503), are answered by ``on_error`` (the app's one
+    error shape)."""
 
-    def __init__(self, app: ASGIApp, auth: KeyAuth, on_problem: OnProblem) -> None:
+    def __init__(self, app: ASGIApp, auth: KeyAuth, on_error: OnError) -> None:
         self.app = app
         self.auth = auth
-        self.on_problem = on_problem
+        self.on_error = on_error
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -146,11 +148,11 @@ class AuthMiddleware:
         try:
             key = await run_in_threadpool(self.auth.authenticate, request.headers.get("authorization"))
             self.auth.admit(key, request.method, request.url.path)
-        except Problem as problem:
-            response = await self.on_problem(request, problem)
+        except (Problem, AfterActionError) as problem:
+            response = await self.on_error(request, problem)
             if isinstance(problem, RateLimited):
                 response.headers["Retry-After"] = str(problem.retry_after)
-            elif problem.status == 401:
+            elif isinstance(problem, Problem) and problem.status == 401:
                 response.headers["WWW-Authenticate"] = 'Bearer realm="afteraction"'
             await response(scope, receive, send)
             return
