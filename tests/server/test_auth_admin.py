@@ -120,3 +120,34 @@ def test_the_bucket_refills_at_the_rate_up_to_the_burst() -> None:
     assert [limiter.take("k", 2.0, 3) for _ in range(4)] == [0, 0, 0, 1]
     assert limiter.take("other", 2.0, 3) == 0
     assert limiter.take("slow", 0.01, 1) == 0 and limiter.take("slow", 0.01, 1) == 100
+
+
+@pytest.mark.postgres
+def test_keys_kept_in_postgres_authenticate_and_are_administered_over_http(tmp_path: Path, pg_url: str) -> None:
+    from starlette.testclient import TestClient
+
+    from afteraction.server import KeyAuth, create_app
+    from afteraction.store.keys import hash_token, mint, open_keys
+    from afteraction.store.postgres import PostgresStore
+    from afteraction.store.sqlite import SQLiteStore
+    from afteraction.store.sqlite_events import SQLiteEvents
+
+    shared, local = PostgresStore(pg_url), SQLiteStore(tmp_path / "events.db")
+    try:
+        keys = open_keys(shared)
+        auth = KeyAuth(keys, SECRET)
+        admin, token = mint("acme", "admin", now=auth.now())
+        keys.add(admin, hash_token(token))
+        with TestClient(create_app(SQLiteEvents(local), auth=auth), raise_server_exceptions=False) as client:
+            made = client.post("/admin/keys", json={"scopes": ["read"]}, headers=bearer(token)).json()
+            reader = bearer(made["api_key"])
+            assert client.get("/sessions", headers=reader).status_code == 200
+            assert client.post("/events", json=event(), headers=reader).status_code == 403
+            listed = client.get("/admin/keys", headers=bearer(token))
+            assert [k["id"] for k in listed.json()["keys"]] == [admin.id, made["key"]["id"]]
+            assert made["api_key"] not in listed.text
+            assert client.delete(f"/admin/keys/{made['key']['id']}", headers=bearer(token)).status_code == 200
+            assert client.get("/sessions", headers=reader).status_code == 401
+    finally:
+        shared.close()
+        local.close()

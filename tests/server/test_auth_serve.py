@@ -96,7 +96,7 @@ def test_a_real_server_with_keys(served: Served) -> None:
         slow = {"authorization": f"Bearer {limited['api_key']}"}
         assert http.get("/sessions", headers=slow).status_code == 200
         refused = http.get("/sessions", headers=slow)
-        assert refused.status_code == 429 and refused.headers["retry-after"] in ("9", "10")
+        assert refused.status_code == 429 and int(refused.headers["retry-after"]) in range(8, 11)
         assert refused.json()["errors"][0]["message"].startswith(f"key {limited['key']['id']} is over its rate")
 
         assert cli("keys", "revoke", writer["key"]["id"], "--db", str(served.db))[0] == 0
@@ -127,7 +127,7 @@ def test_the_aep_sdk_emits_signed_events_with_its_key(served: Served) -> None:
         client.emit(event("sdk-4"))
         with pytest.raises(AEPRateLimitError) as caught:
             client.emit(event("sdk-5"))
-        assert caught.value.retry_after in (9, 10)
+        assert caught.value.retry_after in range(8, 11)  # 10 s for a token at 0.1/s, less the time taken
 
 
 # the commands
