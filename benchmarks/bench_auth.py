@@ -26,7 +26,8 @@ from typing import Any
 
 import httpx
 
-from afteraction.core.canonical import attach_signature
+from afteraction.core.canonical import attach_signature, verify
+from afteraction.server.auth import KeyAuth
 from afteraction.store.keys import ServerSecret, hash_token, mint, open_keys
 from afteraction.store.sqlite import SQLiteStore
 
@@ -110,9 +111,43 @@ def main() -> None:
             auth = {"authorization": f"Bearer {token}"}
             rows.append(("API key", *measure(url, auth, n, None)))
             rows.append(("API key + v2 signature", *measure(url, auth, n, signing)))
+        costs = in_process(Path(tmp) / "costs.db", 200 if args.smoke else 5000)
     print(f"{'mode':<24} | {'POST /events/s':>14} | {'POST p50 ms':>11} | {'GET /sessions p50 ms':>20}")
     for name, rate, post_ms, get_ms in rows:
         print(f"{name:<24} | {rate:>14,.0f} | {post_ms:>11.2f} | {get_ms:>20.2f}")
+    print()
+    print(f"{'in process, per request':<42} | {'p50 µs':>8}")
+    for name, micros in costs:
+        print(f"{name:<42} | {micros:>8.1f}")
+
+
+def in_process(db: Path, n: int) -> list[tuple[str, float]]:
+    """The parts alone: finding and checking a key among 1,000 (SQLite), and verifying a signature."""
+    store = SQLiteStore(db)
+    keys = open_keys(store)
+    tokens = []
+    for _ in range(1000):
+        key, token = mint("bench", "read,write", now=datetime.now(timezone.utc))
+        keys.add(key, hash_token(token))
+        tokens.append(token)
+    auth = KeyAuth(keys, ServerSecret(SECRET.encode()))
+    found = []
+    for i in range(n):
+        started = time.perf_counter()
+        auth.authenticate("Bearer " + tokens[i % len(tokens)])
+        found.append(time.perf_counter() - started)
+    signing = auth.secret.signing_secret(key.id)
+    signed = attach_signature(event(0, "v"), signing)
+    checked = []
+    for _ in range(n):
+        started = time.perf_counter()
+        assert verify(signed, auth.secret.signing_secret(key.id))
+        checked.append(time.perf_counter() - started)
+    store.close()
+    return [
+        ("authenticate (lookup + SHA-256 + compare)", statistics.median(found) * 1e6),
+        ("derive signing secret + verify v2", statistics.median(checked) * 1e6),
+    ]
 
 
 if __name__ == "__main__":
