@@ -15,7 +15,12 @@ import pytest
 from tests.pg import Cluster
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFORMANCE = ROOT.parent / "shared" / "conformance"
+# Beside the repository (/work/main -> /work/shared), or further up for a git worktree
+# (/work/wt/<name> -> /work/shared): the nearest ancestor that has it.
+CONFORMANCE = next(
+    (p / "shared" / "conformance" for p in ROOT.parents if (p / "shared" / "conformance").is_dir()),
+    ROOT.parent / "shared" / "conformance",
+)
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 _real_connect = socket.socket.connect

@@ -39,6 +39,19 @@ SETTINGS = (
         "development",
         "The deployment environment. 'production' makes development identities refuse to run.",
     ),
+    Setting(
+        "server_secret",
+        "AFTERACTION_SERVER_SECRET",
+        "",
+        "The server's root secret (at least 32 random bytes): API keys' signing secrets and page cursors "
+        "derive from it. Required by `serve` without --dev and by `keys create`. Never logged.",
+    ),
+    Setting(
+        "server_secret_file",
+        "AFTERACTION_SERVER_SECRET_FILE",
+        "",
+        "A file holding the server secret; it takes precedence over AFTERACTION_SERVER_SECRET.",
+    ),
 )
 
 

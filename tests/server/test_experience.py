@@ -4,6 +4,7 @@ each in the caller's tenant, and bad input named."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from afteraction.server import create_app
 from afteraction.store.sqlite_events import SQLiteEvents
 from afteraction.testing import make_experience
 from tests.server.conftest import LIMITS, tenant_from_header
+from tests.server.keyed import bearer, keyed
 from tests.server.test_ingest import event
 
 SCOPE = {"app": "support", "project": "refunds"}
@@ -150,3 +152,37 @@ def test_without_an_experience_store_the_routes_say_so(events: SQLiteEvents) -> 
         answer = plain.post("/experience/search", json={"query": "x", "scope": SCOPE})
     assert answer.status_code == 404
     assert "no experience store" in answer.json()["errors"][0]["message"]
+
+
+def test_with_keys_a_read_key_searches_and_a_project_key_keeps_to_its_project(tmp_path: Path) -> None:
+    with keyed(tmp_path / "keyed.db") as server:
+        app = create_app(
+            SQLiteEvents(server.store),
+            auth=server.auth,
+            limits=LIMITS,
+            memory=Memory(server.store),
+        )
+        with TestClient(app, raise_server_exceptions=False) as http:
+            writer = bearer(server.token(scopes="write"))
+            assert (
+                http.post("/experience/lessons", json={"lessons": [lesson().to_dict()]}, headers=writer).status_code
+                == 201
+            )
+            reader = bearer(server.token(scopes="read"))
+            found = http.post("/experience/search", json={"query": "refund pending", "scope": SCOPE}, headers=reader)
+            assert found.status_code == 200 and len(found.json()["hits"]) == 1
+            assert (
+                http.post("/experience/lessons", json={"lessons": [lesson("x").to_dict()]}, headers=reader).status_code
+                == 403
+            )
+            bound = bearer(server.token(scopes="read,write", project="billing"))
+            other = http.post("/experience/search", json={"query": "refund", "scope": SCOPE}, headers=bound)
+            assert other.status_code == 403 and "bound to project" in other.json()["errors"][0]["message"]
+            assert http.get("/experience/lessons", params=SCOPE, headers=bound).status_code == 403
+            mine = {"app": "support", "project": "billing"}
+            assert http.post("/experience/search", json={"query": "refund", "scope": mine}, headers=bound).json() == {
+                "hits": []
+            }
+            for public in ("/health", "/ready", "/openapi.json"):
+                assert http.get(public).status_code == 200, public
+            assert http.post("/experience/search", json={"query": "x", "scope": SCOPE}).status_code == 401

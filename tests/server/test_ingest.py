@@ -185,7 +185,7 @@ def test_errors_elsewhere_are_json_of_the_same_shape(client: TestClient) -> None
     for answer in (client.get("/nowhere"), client.get("/events"), client.delete("/sessions")):
         assert answer.headers["content-type"] == "application/json"
         assert answer.status_code in (404, 405)
-        assert set(answer.json()) <= {"accepted", "errors"} and answer.json()["errors"][0]["message"]
+        assert set(answer.json()) <= {"accepted", "error", "errors"} and answer.json()["errors"][0]["message"]
 
 
 def test_a_batch_item_that_is_not_an_object_is_named_by_its_index(client: TestClient) -> None:
@@ -201,4 +201,8 @@ def test_an_unexpected_failure_is_a_json_500_without_a_traceback(events: SQLiteE
     with TestClient(create_app(events, tenant=broken), raise_server_exceptions=False) as client:
         answer = client.post("/events", json=event())
     assert answer.status_code == 500
-    assert answer.json() == {"accepted": False, "errors": [{"field": None, "message": "internal error"}]}
+    assert answer.json() == {
+        "accepted": False,
+        "error": "internal error",
+        "errors": [{"field": None, "message": "internal error"}],
+    }

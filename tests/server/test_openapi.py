@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import schemathesis
@@ -18,6 +19,7 @@ from afteraction.server.openapi import OPERATIONS
 from afteraction.store.sqlite import SQLiteStore
 from afteraction.store.sqlite_events import SQLiteEvents
 from tests.server.conftest import LIMITS
+from tests.server.keyed import keyed
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +39,11 @@ def served(app: Starlette) -> set[tuple[str, str]]:
     return found
 
 
-def test_the_document_names_exactly_the_routes(app: Starlette) -> None:
-    assert served(app) == set(OPERATIONS)
+def test_the_document_names_exactly_the_routes(app: Starlette, tmp_path: Path) -> None:
+    admin = {op for op in OPERATIONS if op[0].startswith("/admin")}
+    assert admin and served(app) == set(OPERATIONS) - admin  # development mode: no keys, no admin routes
+    with keyed(tmp_path / "keyed.db") as server:
+        assert served(server.app) == set(OPERATIONS)
     with TestClient(app) as http:
         document = http.get("/openapi.json").json()
     assert {(path, method) for path, ops in document["paths"].items() for method in ops} == set(OPERATIONS)
@@ -54,15 +59,28 @@ def operations() -> list[str]:
     return sorted(f"{method.upper()} {path}" for path, method in OPERATIONS)
 
 
+@pytest.fixture(scope="module")
+def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[schemathesis.BaseSchema, str]]:
+    """The app with API keys on, and a key holding every scope."""
+    with keyed(tmp_path_factory.mktemp("keyed") / "keyed.db") as server:
+        yield schemathesis.openapi.from_asgi("/openapi.json", server.app), server.token(scopes="read,write,admin")
+
+
 @pytest.mark.parametrize("operation", operations())
-def test_no_input_makes_the_server_fail(api_schema: schemathesis.BaseSchema, operation: str) -> None:
+def test_no_input_makes_the_server_fail(
+    api_schema: schemathesis.BaseSchema, keyed_server: tuple[schemathesis.BaseSchema, str], operation: str
+) -> None:
     method, path = operation.split(" ", 1)
+    headers: dict[str, str] = {}
+    if path.startswith("/admin"):  # only there with keys: fuzz it with a key that may use it
+        api_schema, token = keyed_server
+        headers = {"authorization": f"Bearer {token}"}
     found = api_schema[path][method]
 
     @given(case=found.as_strategy())
     @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     def check(case: schemathesis.Case) -> None:
-        response = case.call()
+        response = case.call(headers=headers)
         assert response.status_code < 500, f"{operation} → {response.status_code}: {response.text[:500]}"
         if response.status_code >= 400:
             media = response.headers.get("content-type", [""])[0]

@@ -1,5 +1,5 @@
-"""`afteraction serve`: refuses to start without --dev or off loopback, and, started for real in a
-subprocess, takes an event over HTTP and reads it back."""
+"""`afteraction serve`: refuses to start without a server secret (keys) or, in --dev, off loopback;
+and, started for real in a subprocess, takes an event over HTTP and reads it back."""
 
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ from afteraction.cli import main
 from tests.server.test_ingest import event
 
 
-def test_serve_without_dev_says_api_keys_come_later(tmp_path: Path) -> None:
-    done = CliRunner().invoke(main, ["serve", "--db", str(tmp_path / "s.db")])
+def test_serve_without_dev_needs_a_server_secret(tmp_path: Path) -> None:
+    env = {"AFTERACTION_SERVER_SECRET": None, "AFTERACTION_SERVER_SECRET_FILE": None}
+    done = CliRunner(env=env).invoke(main, ["serve", "--db", str(tmp_path / "s.db")])
     assert done.exit_code == 2
-    assert "API keys are not available yet" in done.output and "--dev" in done.output
+    assert "AFTERACTION_SERVER_SECRET" in done.output and "--dev" in done.output
     assert not (tmp_path / "s.db").exists()
 
 

@@ -1,7 +1,8 @@
 """The afteraction HTTP service (the ``server`` extra): an AEP-compatible ingest and session reads.
 
-This first slice runs in development mode only (one tenant, ``dev``, no API keys, loopback only).
-``create_app`` builds the Starlette app over an event store; ``serve`` runs it under uvicorn.
+Every request needs an API key (``server.auth``), unless in development mode (one tenant, ``dev``,
+no keys, loopback only). ``create_app`` builds the Starlette app over an event store (``KeyAuth``
+turns keys on); ``serve`` runs it under uvicorn.
 """
 
 from __future__ import annotations
@@ -17,5 +18,6 @@ except ImportError as exc:  # pragma: no cover - exercised by tests/test_slim.py
     ) from exc
 
 from afteraction.server.app import DEV_TENANT, Limits, TenantResolver, create_app, is_loopback, serve
+from afteraction.server.auth import KeyAuth
 
-__all__ = ["DEV_TENANT", "Limits", "TenantResolver", "create_app", "is_loopback", "serve"]
+__all__ = ["DEV_TENANT", "KeyAuth", "Limits", "TenantResolver", "create_app", "is_loopback", "serve"]

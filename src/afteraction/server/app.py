@@ -1,4 +1,4 @@
-"""The Starlette app, its error mapping, and ``serve`` (uvicorn, development mode only for now).
+"""The Starlette app, its error mapping, and ``serve`` (uvicorn; API keys, or development mode).
 
 Every error is JSON of one shape (``common.error_body``), never an HTML page or a traceback:
 afteraction errors by the status each carries, Starlette's own (404, 405) by theirs, anything
@@ -13,16 +13,31 @@ import logging
 import uvicorn
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
 from afteraction import __version__
 from afteraction.errors import AfterActionError, ConfigError, ValidationError
 from afteraction.memory import Memory
-from afteraction.server import experience, health, ingest, openapi, reads
-from afteraction.server.common import Limits, Problem, Service, TenantResolver, error_body, json
+from afteraction.server import admin, experience, health, ingest, openapi, reads
+from afteraction.server.auth import AuthMiddleware, KeyAuth, key_project, key_tenant
+from afteraction.server.common import (
+    EventCheck,
+    Limits,
+    Problem,
+    ProjectResolver,
+    Service,
+    TenantResolver,
+    any_project,
+    error_body,
+    json,
+    no_check,
+)
 from afteraction.server.cursor import Cursors
 from afteraction.store import open_store
+from afteraction.store.keys import NO_SECRET, ServerSecret, open_keys
 from afteraction.store.sqlite import SQLiteStore
 from afteraction.store.sqlite_events import SQLiteEvents
 
@@ -58,6 +73,11 @@ async def _afteraction_error(request: Request, exc: Exception) -> Response:
     return _error(request, exc.status, None, str(exc))
 
 
+async def _refused(request: Request, exc: Exception) -> Response:
+    """A refusal outside the routes (the API key middleware): a Problem or an afteraction error."""
+    return await (_problem if isinstance(exc, Problem) else _afteraction_error)(request, exc)
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     return _error(request, exc.status_code, None, exc.detail)
@@ -74,12 +94,22 @@ def create_app(
     tenant: TenantResolver = dev_tenant,
     cursor_key: bytes | None = None,
     limits: Limits | None = None,
+    auth: KeyAuth | None = None,
     memory: Memory | None = None,
 ) -> Starlette:
     """The app over an event store and (optionally) an experience ``memory``. ``tenant``
     decides each request's tenant (development mode: always ``dev``); ``cursor_key`` signs
-    page cursors (default: a key made per process)."""
-    service = Service(events, tenant, Cursors(cursor_key), limits or Limits(), memory)
+    page cursors (default: a key made per process). With ``auth``, every request but the
+    public ones (``auth.PUBLIC``) needs an API key (``server.auth``), whose tenant it gets."""
+    middleware: list[Middleware] = []
+    extra: list[Route] = []
+    check: EventCheck = no_check
+    project: ProjectResolver = any_project
+    if auth is not None:
+        tenant, check, project = key_tenant, auth.check_event, key_project
+        middleware.append(Middleware(AuthMiddleware, auth=auth, on_error=_refused))
+        extra = admin.routes(auth)
+    service = Service(events, tenant, Cursors(cursor_key), limits or Limits(), memory, check=check, project=project)
     return Starlette(
         routes=[
             *ingest.routes(service),
@@ -87,7 +117,9 @@ def create_app(
             *experience.routes(service),
             *health.routes(service),
             *openapi.routes(__version__),
+            *extra,
         ],
+        middleware=middleware,
         exception_handlers={
             Problem: _problem,
             AfterActionError: _afteraction_error,
@@ -115,18 +147,21 @@ def open_events(db: str) -> SQLiteEvents:
     return SQLiteEvents(store)
 
 
-def serve(db: str, *, host: str, port: int, dev: bool) -> None:
-    """Run the service until interrupted. Only development mode exists in this slice."""
-    if not dev:
-        raise ConfigError(
-            "API keys are not available yet: run `afteraction serve --dev` (tenant 'dev', no keys, loopback only)"
-        )
-    if not is_loopback(host):
+def serve(db: str, *, host: str, port: int, dev: bool, secret: ServerSecret | None = None) -> None:
+    """Run the service until interrupted: with API keys (``secret`` required: signing secrets and
+    cursor keys derive from it, so replicas sharing it agree), or in development mode."""
+    if dev and not is_loopback(host):
         raise ConfigError(f"--dev runs without API keys, so only on a loopback address; got --host {host!r}")
+    if not dev and secret is None:
+        raise ConfigError(NO_SECRET)
     events = open_events(db)
     memory = Memory(events.store)
     try:
-        app = create_app(events, memory=memory)
+        if secret is None or dev:
+            app = create_app(events, memory=memory)
+        else:
+            keyed = KeyAuth(open_keys(events.store), secret)
+            app = create_app(events, cursor_key=secret.derive("cursor/v1"), auth=keyed, memory=memory)
         config = uvicorn.Config(app, host=host, port=port, server_header=False, access_log=False)
         uvicorn.Server(config).run()
     finally:

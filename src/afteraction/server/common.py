@@ -14,10 +14,40 @@ from afteraction.model._check import MAX_ID
 from afteraction.server.cursor import Cursors
 from afteraction.store.sqlite_events import SQLiteEvents
 
-__all__ = ["Limits", "Problem", "Service", "TenantResolver", "count", "error_body", "int_param", "json", "path_id"]
+__all__ = [
+    "EventCheck",
+    "Limits",
+    "Problem",
+    "ProjectResolver",
+    "Service",
+    "TenantResolver",
+    "any_project",
+    "count",
+    "error_body",
+    "int_param",
+    "json",
+    "no_check",
+    "path_id",
+]
 
 #: Who the caller is: the tenant every read and write of this request is scoped to.
 TenantResolver = Callable[[Request], str]
+#: A check of each valid incoming event as received (its JSON object), before it is stored:
+#: the server with API keys verifies signatures there. Raises Problem naming the field;
+#: ``prefix`` places it in a batch (``events[3].``).
+EventCheck = Callable[[Request, Any, str], None]
+
+
+#: The project the caller is bound to (a key made for one project), or None: any project of its tenant.
+ProjectResolver = Callable[[Request], "str | None"]
+
+
+def any_project(request: Request) -> str | None:
+    return None
+
+
+def no_check(request: Request, data: Any, prefix: str) -> None:
+    """Development mode: events are taken as sent."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +67,8 @@ class Service:
     cursors: Cursors
     limits: Limits = field(default_factory=Limits)
     memory: Memory | None = None  # the experience routes answer 404 without one
+    check: EventCheck = no_check
+    project: ProjectResolver = any_project
 
 
 class Problem(Exception):
@@ -50,9 +82,11 @@ class Problem(Exception):
 
 
 def error_body(field: str | None, message: str, *, ingest: bool) -> dict[str, Any]:
-    """The one error shape: ``{"errors": [{"field", "message"}]}``; ingest routes also say
-    ``"accepted": false``, as the AEP reference server does."""
+    """The one error shape: ``{"error": "<field>: <message>", "errors": [{"field", "message"}]}``;
+    ingest routes also say ``"accepted": false``, as the AEP reference server does. ``error`` is
+    the one line the AEP SDKs show in their exceptions."""
     body: dict[str, Any] = {"accepted": False} if ingest else {}
+    body["error"] = message if field is None else f"{field}: {message}"
     body["errors"] = [{"field": field, "message": message}]
     return body
 

@@ -58,18 +58,31 @@ async def _body(service: Service, request: Request) -> dict[str, Any]:
     return data
 
 
-def _scope(tenant: str, data: object, field: str = "scope") -> Scope:
-    """The request's scope inside the caller's tenant."""
+def _scope(service: Service, request: Request, data: object, field: str = "scope") -> Scope:
+    """The request's scope inside the caller's tenant (and the project its key is bound to)."""
+    tenant = service.tenant(request)
     parts = dict(mapping(data, field))
     claimed = parts.pop("tenant", tenant)
     if claimed != tenant:
         raise ForbiddenError(f"{field}.tenant: this key belongs to another tenant")
+    bound = service.project(request)
+    if bound is not None and parts.get("project", bound) != bound:
+        raise ForbiddenError(f"{field}.project: this key is bound to project {bound!r}")
     return Scope.from_dict({**parts, "tenant": tenant}, field)
 
 
-def _query_scope(tenant: str, request: Request) -> Scope:
+def _own(service: Service, request: Request, scope: Scope, field: str) -> None:
+    """ForbiddenError unless a record's ``scope`` lies in the caller's tenant (and bound project)."""
+    if scope.tenant != service.tenant(request):
+        raise ForbiddenError(f"{field}.tenant: this key belongs to another tenant")
+    bound = service.project(request)
+    if bound is not None and scope.project != bound:
+        raise ForbiddenError(f"{field}.project: this key is bound to project {bound!r}")
+
+
+def _query_scope(service: Service, request: Request) -> Scope:
     parts = {name: value for name in (*Scope.REQUIRED, *Scope.OPTIONAL) if (value := request.query_params.get(name))}
-    return _scope(tenant, parts)
+    return _scope(service, request, parts)
 
 
 def _text(data: Mapping[str, Any], name: str) -> str:
@@ -101,9 +114,8 @@ def _optional_int(data: Mapping[str, Any], name: str) -> int | None:
 
 async def search(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
-    tenant = service.tenant(request)
     data = await _body(service, request)
-    scope = _scope(tenant, data.get("scope"))
+    scope = _scope(service, request, data.get("scope"))
     query = _text(data, "query")
     k = _optional_int(data, "k")
     env = _env(data)
@@ -113,9 +125,8 @@ async def search(service: Service, request: Request) -> JSONResponse:
 
 async def block(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
-    tenant = service.tenant(request)
     data = await _body(service, request)
-    scope = _scope(tenant, data.get("scope"))
+    scope = _scope(service, request, data.get("scope"))
     task = _text(data, "task")
     layout = data.get("layout")
     if layout is not None and layout not in _LAYOUTS:
@@ -128,7 +139,7 @@ async def block(service: Service, request: Request) -> JSONResponse:
 
 async def lessons(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
-    scope = _query_scope(service.tenant(request), request)
+    scope = _query_scope(service, request)
     limit = int_param(request, "limit", 50, maximum=service.limits.page)
     raw_offset = request.query_params.get("offset", "0")
     offset = count(raw_offset)
@@ -141,7 +152,7 @@ async def lessons(service: Service, request: Request) -> JSONResponse:
 
 async def lesson(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
-    scope = _query_scope(service.tenant(request), request)
+    scope = _query_scope(service, request)
     id = path_id(request, "lesson_id")
     found = await run_in_threadpool(memory.get, id, scope=scope)
     return json(found.to_dict())
@@ -149,7 +160,6 @@ async def lesson(service: Service, request: Request) -> JSONResponse:
 
 async def add_lessons(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
-    tenant = service.tenant(request)
     data = await _body(service, request)
     items = data.get("lessons")
     if not isinstance(items, list) or not items:
@@ -162,8 +172,7 @@ async def add_lessons(service: Service, request: Request) -> JSONResponse:
             record = Experience.from_dict(item)
         except ValidationError as exc:
             raise ValidationError(f"lessons[{index}].{exc.field}", exc.rule) from None
-        if record.scope.tenant != tenant:
-            raise ForbiddenError(f"lessons[{index}].scope.tenant: this key belongs to another tenant")
+        _own(service, request, record.scope, f"lessons[{index}].scope")
         records.append(record)
     stored = await run_in_threadpool(memory.add_many, records)
     return json({"stored": stored, "received": len(records)}, 201 if stored else 200)
@@ -171,10 +180,9 @@ async def add_lessons(service: Service, request: Request) -> JSONResponse:
 
 async def outcome(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
-    tenant = service.tenant(request)
     id = path_id(request, "lesson_id")
     data = await _body(service, request)
-    scope = _scope(tenant, data.get("scope"))
+    scope = _scope(service, request, data.get("scope"))
     success = data.get("success")
     if not isinstance(success, bool):
         raise ValidationError("success", "is required and must be true or false")
@@ -188,11 +196,9 @@ def _learned(found: Experience | None) -> JSONResponse:
 
 async def submit_run(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
-    tenant = service.tenant(request)
     data = await _body(service, request)
     run = Run.from_dict(data.get("run"), "run")
-    if run.scope.tenant != tenant:
-        raise ForbiddenError("run.scope.tenant: this key belongs to another tenant")
+    _own(service, request, run.scope, "run.scope")
     return _learned(await run_in_threadpool(memory.learn, run))
 
 
@@ -219,7 +225,7 @@ async def verdict(service: Service, request: Request) -> JSONResponse:
     tenant = service.tenant(request)
     session_id = path_id(request, "session_id")
     data = await _body(service, request)
-    scope = _scope(tenant, data.get("scope"))
+    scope = _scope(service, request, data.get("scope"))
     items = data.get("evidence")
     if not isinstance(items, list) or not items:
         raise ValidationError("evidence", "must be a non-empty array of the host's checks")

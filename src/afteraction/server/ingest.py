@@ -91,7 +91,9 @@ async def post_event(service: Service, request: Request) -> JSONResponse:
     if not _is_json(media):
         raise Problem(415, "content-type", f"must be application/json, got {media or 'none'!r}")
     tenant = service.tenant(request)
-    event = validate(parse_json(await read_body(request, service.limits.event_bytes), "body"))
+    data = parse_json(await read_body(request, service.limits.event_bytes), "body")
+    event = validate(data)
+    service.check(request, data, "")
     (added,) = await run_in_threadpool(service.events.add_many, tenant, [event])
     return respond({"accepted": True, "duplicate": not added, "id": event.id}, 202 if added else 200)
 
@@ -131,13 +133,17 @@ async def post_batch(service: Service, request: Request) -> JSONResponse:
     items = _items(media, await read_body(request, service.limits.batch_bytes), service.limits.batch_events)
     results: list[dict[str, Any]] = []
     valid: list[tuple[int, Event]] = []
+    statuses: set[int] = set()
     for index, (item, problem) in enumerate(items):
         if problem is None:
             try:
-                valid.append((index, validate(item, f"events[{index}].")))
+                found_event = validate(item, f"events[{index}].")
+                service.check(request, item, f"events[{index}].")
+                valid.append((index, found_event))
             except Problem as found:
                 problem = found
         if problem is not None:
+            statuses.add(problem.status)
             error = {"field": problem.field, "message": problem.message}
             results.append({"index": index, "accepted": False, "errors": [error]})
         else:
@@ -156,7 +162,9 @@ async def post_batch(service: Service, request: Request) -> JSONResponse:
     }
     if rejected:
         body["errors"] = [error for result in rejected for error in result["errors"]]
-    return respond(body, 202 if any(added) else 200 if valid else 400)
+    # nothing valid: 400, or the one status every event got (401 when all are badly signed)
+    refused = statuses.pop() if len(statuses) == 1 else 400
+    return respond(body, 202 if any(added) else 200 if valid else refused)
 
 
 def routes(service: Service) -> list[Route]:

@@ -1,7 +1,8 @@
 """The OpenAPI 3.1 description of the service, served at ``GET /openapi.json``.
 
 It is data, kept beside the routes: ``tests/server/test_openapi.py`` checks that it names
-exactly the routes the app serves (path and method), and a schemathesis run fuzzes the app
+exactly the routes the app serves with API keys on (path and method; without keys the
+``/admin`` routes do not exist), and a schemathesis run fuzzes the app
 from it and finds no 5xx. A new route is added here in the same change.
 """
 
@@ -159,6 +160,31 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
         "summary": "Learn a finished run that carries the host's checks",
         "requestBody": _body(_object(("run",), run={"type": "object"})),
         "responses": _answers(200, 201, *_WRITE),
+    },
+    ("/admin/keys", "post"): {
+        "summary": "Create an API key in the admin key's tenant; the secret is in this answer only",
+        "requestBody": _body(
+            _object(
+                ("scopes",),
+                scopes={"type": "array", "items": {"enum": ["read", "write", "admin"]}},
+                project=_STRING,
+                name=_STRING,
+                rate={"type": "number"},
+                burst={"type": "integer"},
+                legacy_signatures={"type": "boolean"},
+                require_signatures={"type": "boolean"},
+            )
+        ),
+        "responses": _answers(201, 400, 401, 403, 413, 415, 429),
+    },
+    ("/admin/keys", "get"): {
+        "summary": "The admin key's tenant's keys (never their secrets)",
+        "responses": _answers(200, 401, 403, 429),
+    },
+    ("/admin/keys/{key_id}", "delete"): {
+        "summary": "Revoke a key of the admin key's tenant: it reads nothing from then on",
+        "parameters": [_path("key_id")],
+        "responses": _answers(200, 401, 403, 404, 429),
     },
     ("/health", "get"): {"summary": "The process is up", "responses": _answers(200)},
     ("/ready", "get"): {"summary": "The store answers", "responses": _answers(200, 503)},

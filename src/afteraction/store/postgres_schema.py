@@ -25,7 +25,7 @@ import psycopg
 
 from afteraction.errors import StoreError
 
-__all__ = ["MIGRATIONS", "MIGRATIONS_TABLE", "SCHEMA_VERSION", "TABLE", "migrate", "version"]
+__all__ = ["KEYS_TABLE", "MIGRATIONS", "MIGRATIONS_TABLE", "SCHEMA_VERSION", "TABLE", "migrate", "version"]
 
 TABLE = "afteraction_experiences"
 MIGRATIONS_TABLE = "afteraction_migrations"
@@ -90,7 +90,48 @@ def m002_row_level_security(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
         cur.execute(f"CREATE POLICY {TABLE}_tenant_{command.lower()}s ON {TABLE} FOR {command}{using}{check}")
 
 
-MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_row_level_security)
+KEYS_TABLE = "afteraction_api_keys"
+
+
+def m004_keys(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
+    """API keys (the SHA-256 of each token, never the token), under row-level security: a
+    transaction sees its tenant's keys, plus the one key whose id it names in
+    ``afteraction.key_id`` (authenticating a request, whose tenant is not known before its key
+    is). Keys are never deleted (no DELETE policy): revoking sets ``revoked_at``."""
+    cur.execute(
+        f"""
+        CREATE TABLE {KEYS_TABLE} (
+            id text PRIMARY KEY,
+            tenant text NOT NULL,
+            project text,
+            name text,
+            scopes text NOT NULL,
+            rate double precision,
+            burst integer,
+            legacy_signatures boolean NOT NULL,
+            require_signatures boolean NOT NULL,
+            token_hash text NOT NULL,
+            created_at timestamptz NOT NULL,
+            revoked_at timestamptz
+        )
+        """
+    )
+    cur.execute(f"CREATE INDEX {KEYS_TABLE}_tenant ON {KEYS_TABLE} (tenant, created_at, id)")
+    cur.execute(f"ALTER TABLE {KEYS_TABLE} ENABLE ROW LEVEL SECURITY")
+    cur.execute(f"ALTER TABLE {KEYS_TABLE} FORCE ROW LEVEL SECURITY")
+    tenant = "tenant = current_setting('afteraction.tenant', true)"
+    cur.execute(
+        f"""
+        CREATE POLICY {KEYS_TABLE}_reads ON {KEYS_TABLE} FOR SELECT
+        USING ({tenant} OR id = current_setting('afteraction.key_id', true)
+               OR current_setting('afteraction.all_tenants', true) = 'on')
+        """
+    )
+    cur.execute(f"CREATE POLICY {KEYS_TABLE}_inserts ON {KEYS_TABLE} FOR INSERT WITH CHECK ({tenant})")
+    cur.execute(f"CREATE POLICY {KEYS_TABLE}_updates ON {KEYS_TABLE} FOR UPDATE USING ({tenant}) WITH CHECK ({tenant})")
+
+
+MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_row_level_security, m004_keys)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

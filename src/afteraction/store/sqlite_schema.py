@@ -156,7 +156,30 @@ def m003_events(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX sessions_parent ON sessions (tenant, parent_session_id, id)")
 
 
-MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_search, m003_events)
+def m004_keys(db: sqlite3.Connection) -> None:
+    """API keys: the SHA-256 of each token, never the token; revoked keys stay (revoked_at)."""
+    db.execute(
+        """
+        CREATE TABLE api_keys (
+            id TEXT PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            project TEXT,
+            name TEXT,
+            scopes TEXT NOT NULL,
+            rate REAL,
+            burst INTEGER,
+            legacy_signatures INTEGER NOT NULL,
+            require_signatures INTEGER NOT NULL,
+            token_hash TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            revoked_at INTEGER
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("CREATE INDEX api_keys_tenant ON api_keys (tenant, created_at, id)")
+
+
+MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_search, m003_events, m004_keys)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -1,0 +1,175 @@
+"""API keys on every route: who is calling, may they, how fast, and are their events signed.
+
+``AuthMiddleware`` runs before routing, for every request:
+
+1. **Authenticate.** ``Authorization: Bearer <key>`` (what the AEP SDKs send: ``AEPClient(api_key=…)``
+   and ``AEP_API_KEY``). No header, a malformed or unknown key, or a wrong secret: 401 (one message
+   for all three). A revoked key: 401, and it reads nothing.
+2. **Authorize.** The route's scope: ``/admin/…`` needs ``admin``; GET and HEAD need ``read``;
+   every other method (ingest and later writes) needs ``write``. Lacking it: 403.
+3. **Rate-limit.** A key with a rate takes a token from its bucket (``ratelimit``); an empty one
+   gets 429 with ``Retry-After`` in whole seconds.
+
+The key then rides on the request (``caller(request)``): its tenant scopes every read and write.
+
+Signed events (``check_event``, called by ingest for each event): a ``signature`` is verified with
+the key's signing secret (``ServerSecret.signing_secret``) over canonical v2; a v1 (legacy)
+signature only when the key allows legacy signatures, as the AEP reference server now answers
+(401). A key may require signatures: an unsigned event is then 401 too. Each error names the field
+(``signature``, or ``events[i].signature`` in a batch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timezone
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from afteraction.core.canonical import verify
+from afteraction.errors import AfterActionError
+from afteraction.server.common import Problem
+from afteraction.server.ratelimit import RateLimiter
+from afteraction.store.keys import Key, KeyStore, ServerSecret, key_id_of, token_matches
+
+__all__ = ["AuthMiddleware", "KeyAuth", "RateLimited", "caller", "key_tenant", "required_scope"]
+
+FIELD = "authorization"
+_INVALID = "is not a valid API key; send `Authorization: Bearer <key>` with a key from `afteraction keys create`"
+
+
+class RateLimited(Problem):
+    def __init__(self, key: Key, retry_after: int) -> None:
+        super().__init__(429, None, f"key {key.id} is over its rate of {key.rate:g}/s; retry in {retry_after} s")
+        self.retry_after = retry_after
+
+
+#: Routes anyone may call: liveness, readiness and the API description reveal no data.
+PUBLIC = frozenset({"/health", "/ready", "/openapi.json"})
+
+#: POST routes that only read (a search takes a body, but changes nothing).
+READ_POSTS = frozenset({"/experience/search", "/experience/block"})
+
+
+def required_scope(method: str, path: str) -> str:
+    if path == "/admin" or path.startswith("/admin/"):
+        return "admin"
+    return "read" if method in ("GET", "HEAD") or path in READ_POSTS else "write"
+
+
+def caller(request: Request) -> Key:
+    """The key this request was authenticated with."""
+    key = request.state.key
+    assert isinstance(key, Key)
+    return key
+
+
+def key_tenant(request: Request) -> str:
+    """The ``TenantResolver`` of a server with keys: the caller's key's tenant."""
+    return caller(request).tenant
+
+
+def key_project(request: Request) -> str | None:
+    """The project the caller's key is bound to, if any: experience routes keep to it."""
+    return caller(request).project
+
+
+class KeyAuth:
+    """Authenticates keys from ``keys``, derives signing secrets from ``secret``, rate-limits."""
+
+    def __init__(self, keys: KeyStore, secret: ServerSecret, limiter: RateLimiter | None = None) -> None:
+        self.keys = keys
+        self.secret = secret
+        self.limiter = limiter or RateLimiter()
+
+    @staticmethod
+    def now() -> datetime:
+        return datetime.now(timezone.utc)
+
+    def authenticate(self, authorization: str | None) -> Key:
+        """The active key the header carries; Problem(401) otherwise."""
+        if not authorization or not authorization.strip():
+            raise Problem(401, FIELD, "is required: send `Authorization: Bearer <key>`")
+        scheme, _, token = authorization.strip().partition(" ")
+        if scheme.lower() != "bearer":
+            raise Problem(401, FIELD, f"must use the Bearer scheme, got {scheme[:20]!r}")
+        token = token.strip()
+        key_id = key_id_of(token)
+        found = None if key_id is None else self.keys.find(key_id)
+        if found is None or not token_matches(token, found[1]):
+            raise Problem(401, FIELD, _INVALID)
+        key = found[0]
+        if not key.active:
+            raise Problem(401, FIELD, f"key {key.id} was revoked; ask an admin of tenant {key.tenant!r} for a new one")
+        return key
+
+    def admit(self, key: Key, method: str, path: str) -> None:
+        """Problem(403) when the key lacks the route's scope; RateLimited when over its rate."""
+        needed = required_scope(method, path)
+        if needed not in key.scopes:
+            raise Problem(403, FIELD, f"key {key.id} lacks the {needed!r} scope that {method} {path[:200]} needs")
+        if key.rate is not None and key.burst is not None:
+            wait = self.limiter.take(key.id, key.rate, key.burst)
+            if wait:
+                raise RateLimited(key, wait)
+
+    def check_event(self, request: Request, data: Any, prefix: str) -> None:
+        """Verify a valid event's signature with the caller's signing secret (see the module)."""
+        key = caller(request)
+        field = prefix + "signature"
+        signature = data.get("signature") if isinstance(data, dict) else None
+        if signature is None:
+            if key.require_signatures:
+                raise Problem(401, field, f"is required: key {key.id} takes signed events only (HMAC-SHA256, v2)")
+            return
+        if not isinstance(signature, dict):
+            raise Problem(401, field, "must be an object {alg, value, canon}")
+        named = signature.get("key_id")
+        if named is not None and named != key.id:
+            raise Problem(401, field + ".key_id", f"names another key than the one sending it ({key.id})")
+        secret = self.secret.signing_secret(key.id)
+        if verify(data, secret, allow_v1=key.legacy_signatures):
+            return
+        if not key.legacy_signatures and verify(data, secret, allow_v1=True):
+            raise Problem(401, field, f"is a legacy canonical v1 signature; key {key.id} takes canonical v2 only")
+        raise Problem(401, field, f"does not match the event: sign canonical v2 with the signing secret of {key.id}")
+
+
+OnError = Callable[[Request, Exception], Awaitable[Response]]
+
+
+class AuthMiddleware:
+    """Authenticates, authorizes and rate-limits every HTTP request before it is routed;
+    refusals, and a key store that fails (503), are answered by ``on_error`` (the app's one
+    error shape)."""
+
+    def __init__(self, app: ASGIApp, auth: KeyAuth, on_error: OnError) -> None:
+        self.app = app
+        self.auth = auth
+        self.on_error = on_error
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        if request.url.path in PUBLIC:
+            await self.app(scope, receive, send)
+            return
+        try:
+            key = await run_in_threadpool(self.auth.authenticate, request.headers.get("authorization"))
+            self.auth.admit(key, request.method, request.url.path)
+        except (Problem, AfterActionError) as problem:
+            response = await self.on_error(request, problem)
+            if isinstance(problem, RateLimited):
+                response.headers["Retry-After"] = str(problem.retry_after)
+            elif isinstance(problem, Problem) and problem.status == 401:
+                response.headers["WWW-Authenticate"] = 'Bearer realm="afteraction"'
+            await response(scope, receive, send)
+            return
+        scope.setdefault("state", {})["key"] = key
+        await self.app(scope, receive, send)
