@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from afteraction.errors import AfterActionError, ConfigError, ValidationError
-from afteraction.server import ingest, reads
+from afteraction.server import ingest, otlp, reads
 from afteraction.server.common import Limits, Problem, Service, TenantResolver, error_body, json
 from afteraction.server.cursor import Cursors
 from afteraction.store import open_store
@@ -77,7 +77,7 @@ def create_app(
     always ``dev``); ``cursor_key`` signs page cursors (default: a key made per process)."""
     service = Service(events, tenant, Cursors(cursor_key), limits or Limits())
     return Starlette(
-        routes=[*ingest.routes(service), *reads.routes(service)],
+        routes=[*ingest.routes(service), *reads.routes(service), *otlp.routes(service)],
         exception_handlers={
             Problem: _problem,
             AfterActionError: _afteraction_error,
