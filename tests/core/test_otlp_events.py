@@ -107,3 +107,50 @@ def test_event_ids_are_derived_from_trace_and_span_and_times_keep_nanoseconds() 
     assert all(e.id.startswith(f"otlp-{TRACE}-") for e in first)
     assert time_text(1_795_964_213_578_647_569) == "2026-11-29T14:56:53.578647569Z"
     assert time_text(0) == "1970-01-01T00:00:00.000000000Z"
+
+
+def test_flattened_openinference_messages_give_the_task_and_the_call_ids() -> None:
+    llm = {
+        "openinference.span.kind": "LLM",
+        "llm.input_messages.0.message.role": "system",
+        "llm.input_messages.0.message.content": "Be brief.",
+        "llm.input_messages.1.message.role": "user",
+        "llm.input_messages.1.message.content": "Weather in Lisbon?",
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.output_messages.0.message.tool_calls.0.tool_call.id": "call_1",
+        "llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "get_weather",
+        "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": '{"city": "Lisbon"}',
+    }
+    tool_message = '{"content": "Sunny", "type": "tool", "name": "get_weather", "tool_call_id": "call_1"}'
+    tool = {"openinference.span.kind": "TOOL", "tool.name": "get_weather", "output.value": tool_message}
+    (run,) = runs(
+        span(1, "LangGraph", None, 0, 100, **{"openinference.span.kind": "CHAIN", "input.value": '{"messages": []}'}),
+        span(2, "ChatOpenAI", 1, 1, 5, **llm),
+        span(3, "get_weather", 1, 10, 20, **tool),
+    )
+    assert (run.agent, run.task) == ("LangGraph", "Weather in Lisbon?")
+    assert [(c.tool, dict(c.args), c.call_id, c.result) for c in run.calls] == [
+        ("get_weather", {"city": "Lisbon"}, "call_1", "Sunny")
+    ]
+
+
+def test_older_shapes_pydantic_ai_keys_and_openllmetry_prompts_are_read() -> None:
+    agent = {
+        "agent_name": "helper",
+        "pydantic_ai.all_messages": '[{"role": "user", "parts": [{"type": "text", "content": "Add 1 and 2"}]}]',
+    }
+    model = {
+        "gen_ai.request.model": "m",
+        "gen_ai.prompt.0.role": "user",
+        "gen_ai.prompt.0.content": "Add 1 and 2",
+        "gen_ai.completion.0.tool_calls.0.name": "add",
+        "gen_ai.completion.0.tool_calls.0.id": "c9",
+    }
+    tool = {"gen_ai.tool.name": "add", "tool_arguments": '{"a": 1, "b": 2}', "tool_response": "3"}
+    (run,) = runs(
+        span(1, "agent run", None, 0, 100, **agent),
+        span(2, "chat m", 1, 1, 5, **model),
+        span(3, "running tool", 1, 10, 20, **tool),
+    )
+    assert (run.agent, run.task) == ("helper", "Add 1 and 2")
+    assert [(c.tool, dict(c.args), c.call_id, c.result) for c in run.calls] == [("add", {"a": 1, "b": 2}, "c9", "3")]

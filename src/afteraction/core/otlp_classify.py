@@ -27,6 +27,8 @@ _OPERATIONS: dict[str, Role] = {
     "chat": "model",
     "text_completion": "model",
     "generate_content": "model",
+    "chat.completions": "model",  # Semantic Kernel before the conventions settled
+    "text.completions": "model",
 }
 _OPENINFERENCE: dict[str, Role] = {"AGENT": "agent", "TOOL": "tool", "LLM": "model"}
 _TRACELOOP: dict[str, Role] = {"agent": "agent", "workflow": "workflow", "tool": "tool"}
@@ -34,6 +36,7 @@ _PREFIX = re.compile(r"^(invoke_agent|invoke_workflow|execute_tool|create_agent|
 _HANDOFF = re.compile(r"^handoff\b", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _MAX_NAME = 200
+_AGENT_NAMES = ("gen_ai.agent.name", "agent.name", "agent_name", "gen_ai.workflow.name", "traceloop.entity.name")
 
 
 def _text(span: Span, *keys: str) -> str | None:
@@ -60,7 +63,7 @@ def classify(span: Span) -> Role | None:
         return "tool"
     if _text(span, "gen_ai.request.model", "gen_ai.response.model") is not None:
         return "model"
-    if _text(span, "gen_ai.agent.name") is not None:
+    if _text(span, "gen_ai.agent.name", "agent_name") is not None:
         return "agent"
     return None
 
@@ -75,10 +78,10 @@ def _from_span_name(span: Span) -> str:
 
 def agent_name(span: Span) -> str:
     """The agent's (or workflow's) name: its attributes first, then the span name without the operation."""
-    found = _text(span, "gen_ai.agent.name", "agent.name", "agent_name", "gen_ai.workflow.name")
+    found = _text(span, *_AGENT_NAMES)
     return _clean(found) if found else (_from_span_name(span) or "agent")
 
 
 def tool_name(span: Span) -> str:
-    found = _text(span, "gen_ai.tool.name", "tool.name", "tool_name")
+    found = _text(span, "gen_ai.tool.name", "tool.name", "tool_name", "traceloop.entity.name")
     return _clean(found) if found else (_from_span_name(span) or "tool")

@@ -30,19 +30,10 @@ from typing import Any
 
 from afteraction.core.capture import clean_task
 from afteraction.core.otlp_classify import tool_name
+from afteraction.core.otlp_messages import ModelToolCall, model_tool_calls, task_text, text_of_output
 from afteraction.core.otlp_sessions import Item, Session, sessions
 from afteraction.core.otlp_spans import Span
-from afteraction.core.otlp_values import (
-    ModelToolCall,
-    envelope_call_id,
-    error_of,
-    is_schema,
-    loads,
-    model_tool_calls,
-    task_text,
-    text_of_output,
-    unwrap,
-)
+from afteraction.core.otlp_values import envelope_call_id, error_of, is_schema, loads, unwrap
 from afteraction.core.sanitize import LIMITS, Limits, sanitize
 from afteraction.errors import ValidationError
 from afteraction.model import Event
@@ -51,6 +42,20 @@ from afteraction.model.event import AgentRole
 __all__ = ["Mapped", "map_spans"]
 
 _RANK = {"task.created": 0, "task.completed": 2, "task.failed": 2}
+# Where instrumentations put a tool call's arguments and result: the conventions' attribute first.
+_ARGUMENTS = ("gen_ai.tool.call.arguments", "tool_arguments", "gcp.vertex.agent.tool_call_args")
+_INPUTS = ("input.value", "traceloop.entity.input")
+_RESULTS = (
+    "gen_ai.tool.call.result",
+    "tool_response",
+    "gcp.vertex.agent.tool_response",
+    "output.value",
+    "traceloop.entity.output",
+)
+
+
+def _first(span: Span, keys: tuple[str, ...]) -> Any:
+    return next((value for key in keys if (value := span.attributes.get(key)) is not None), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,16 +197,20 @@ class _Builder:
         name = tool_name(span)
         call_id = span.attributes.get("gen_ai.tool.call.id")
         call_id = call_id if isinstance(call_id, str) and call_id.strip() else None
-        raw = loads(span.attributes.get("gen_ai.tool.call.arguments"))
-        call_id = call_id or envelope_call_id(raw)
+        raw = loads(_first(span, _ARGUMENTS))
+        given = loads(_first(span, _INPUTS))
+        result = loads(_first(span, _RESULTS))
+        call_id = call_id or envelope_call_id(raw) or envelope_call_id(given) or envelope_call_id(result)
         asked = self._match(name, call_id)
         args = unwrap(raw)
+        if args is None or is_schema(args):
+            args = unwrap(given)
         if asked is not None:
             call_id = call_id or asked[1]
             if (not isinstance(args, Mapping) or is_schema(args)) and isinstance(loads(asked[2]), Mapping):
                 args = loads(asked[2])
-        if args is None or is_schema(args):
-            args = unwrap(loads(span.attributes.get("input.value")))
+        if is_schema(args):
+            args = None
         arguments = dict(args) if isinstance(args, Mapping) else {} if args is None else {"_raw": args}
         called = {"tool_name": name, "arguments": arguments, **({"call_id": call_id} if call_id else {})}
         kind = span.attributes.get("gen_ai.tool.type")
@@ -211,8 +220,7 @@ class _Builder:
         error = error_of(span)
         common = {"tool_name": name, **({"call_id": call_id} if call_id else {})}
         if error is None:
-            result = span.attributes.get("gen_ai.tool.call.result", span.attributes.get("output.value"))
-            done = {**common, "status": "ok", "output": unwrap(loads(result))}
+            done = {**common, "status": "ok", "output": unwrap(result)}
             self.event(span, "result", span.end_ns, "tool.result", done, subject=name, causation_id=called_id)
         else:
             failed = {**common, "error": error[1], **({"error_type": error[0]} if error[0] else {})}

@@ -1,6 +1,6 @@
 """Reading the values GenAI spans carry: content attributes that arrive as JSON text (or a Python
-``repr``), chat messages in the GenAI message schema, the tool calls a model asked for, and a span's
-error as ``(type, message)``.
+``repr``), frameworks' wrappings around tool arguments and results, and a span's error as
+``(type, message)``.
 
 Every reader is total: a value it cannot read gives ``None`` (or an empty result), never an exception.
 """
@@ -14,17 +14,7 @@ from typing import Any
 
 from afteraction.core.otlp_spans import STATUS_ERROR, Span
 
-__all__ = [
-    "ModelToolCall",
-    "envelope_call_id",
-    "error_of",
-    "is_schema",
-    "loads",
-    "model_tool_calls",
-    "task_text",
-    "text_of_output",
-    "unwrap",
-]
+__all__ = ["envelope_call_id", "error_of", "is_schema", "loads", "unwrap"]
 
 _MAX_PARSE = 1 << 20  # characters: content past this is kept as text, not parsed
 _MAX_LITERAL = 16_384  # Python literals are parsed only when this short (ast is slower than json)
@@ -32,8 +22,6 @@ _SCHEMA_KEYS = frozenset(
     "properties required title type additionalProperties description $defs $schema definitions".split()
 )
 _OTHER = "_OTHER"
-
-ModelToolCall = tuple[str, str | None, Any]  # (tool name, call id, arguments)
 
 
 def loads(value: object) -> Any:
@@ -79,63 +67,23 @@ def unwrap(value: Any) -> Any:
             value = value.get("output", value.get("outputs"))
         elif value.get("lc") == 1 and isinstance(value.get("kwargs"), Mapping) and "content" in value["kwargs"]:
             value = loads(value["kwargs"]["content"])
+        elif value.get("type") == "tool" and "content" in value and "tool_call_id" in value:
+            value = loads(value["content"])  # a LangChain ToolMessage as JSON
         else:
             return value
     return value
 
 
 def envelope_call_id(value: Any) -> str | None:
-    """The tool call id a LangChain callback envelope carries (``kwargs.tool_call_id``)."""
-    kwargs = value.get("kwargs") if isinstance(value, Mapping) and "input_str" in value else None
-    found = kwargs.get("tool_call_id") if isinstance(kwargs, Mapping) else None
+    """The tool call id a LangChain wrapping carries (a callback envelope's ``kwargs.tool_call_id``, a
+    ToolMessage's ``tool_call_id``)."""
+    if not isinstance(value, Mapping):
+        return None
+    kwargs = value.get("kwargs")
+    found = kwargs.get("tool_call_id") if isinstance(kwargs, Mapping) else value.get("tool_call_id")
+    if found is None and isinstance(value.get("output"), Mapping):
+        return envelope_call_id(value["output"])
     return found if isinstance(found, str) and found.strip() else None
-
-
-def _messages(value: object) -> list[Mapping[str, Any]]:
-    found = loads(value)
-    if isinstance(found, Mapping):
-        found = [found]
-    return [m for m in found if isinstance(m, Mapping)] if isinstance(found, list) else []
-
-
-def _parts(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    parts = message.get("parts")
-    if isinstance(parts, list):
-        return [p for p in parts if isinstance(p, Mapping)]
-    content = message.get("content")  # the older {"role", "content"} shape
-    return [{"type": "text", "content": content}] if isinstance(content, str) else []
-
-
-def _text(message: Mapping[str, Any]) -> str:
-    texts = [p["content"] for p in _parts(message) if p.get("type") == "text" and isinstance(p.get("content"), str)]
-    return "\n".join(t for t in texts if t.strip())
-
-
-def task_text(span: Span) -> str | None:
-    """The last user message of a span's ``gen_ai.input.messages`` (the request the agent or model got)."""
-    for message in reversed(_messages(span.attributes.get("gen_ai.input.messages"))):
-        if message.get("role") == "user" and (text := _text(message)):
-            return text
-    return None
-
-
-def text_of_output(span: Span) -> str | None:
-    """The text the span answered with (``gen_ai.output.messages``), if any."""
-    texts = [_text(m) for m in _messages(span.attributes.get("gen_ai.output.messages"))]
-    joined = "\n".join(t for t in texts if t)
-    return joined or None
-
-
-def model_tool_calls(span: Span) -> list[ModelToolCall]:
-    """The tool calls a model span asked for (``tool_call`` parts of its output messages), in order."""
-    calls: list[ModelToolCall] = []
-    for message in _messages(span.attributes.get("gen_ai.output.messages")):
-        for part in _parts(message):
-            name = part.get("name")
-            if part.get("type") == "tool_call" and isinstance(name, str) and name:
-                call_id = part.get("id")
-                calls.append((name, call_id if isinstance(call_id, str) and call_id else None, part.get("arguments")))
-    return calls
 
 
 def _status_message(text: str) -> str:
