@@ -210,3 +210,21 @@ def test_a_span_that_is_its_own_parent_or_a_cycle_does_not_hang(otlp: TestClient
     runs = assemble(stored(otlp), SCOPE)
     assert sorted(run.agent or "" for run in runs) == ["a", "b", "c"]
     assert otlp.get(f"/sessions/{runs[0].id}/tree").status_code == 200
+
+
+def test_a_run_split_over_two_exports_children_first_is_the_same_run(otlp: TestClient) -> None:
+    """A batching exporter sends children as they end, the agent span later (here: its own export)."""
+    path = CAPTURES / "agent-framework-builtin" / "request-1.pb"
+    whole = ExportTraceServiceRequest.FromString(path.read_bytes())
+    spans = list(whole.resource_spans[0].scope_spans[0].spans)
+    root = next(s for s in spans if not s.parent_span_id)
+    for part in ([s for s in spans if s is not root], [root]):
+        message = ExportTraceServiceRequest()
+        message.CopyFrom(whole)
+        del message.resource_spans[0].scope_spans[0].spans[:]
+        message.resource_spans[0].scope_spans[0].spans.extend(part)
+        assert otlp.post("/v1/traces", content=message.SerializeToString(), headers=PB_TYPE).status_code == 200
+    check_runs(assemble(stored(otlp), SCOPE), EXPECTED["agent-framework-builtin"][1])
+    before = sorted(e.id for e in stored(otlp))
+    assert post(otlp, path).status_code == 200
+    assert sorted(e.id for e in stored(otlp)) == before  # the whole export, re-sent, adds nothing

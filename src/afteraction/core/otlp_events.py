@@ -131,21 +131,25 @@ class _Builder:
         if isinstance(service, str):
             otel["service"] = service[:200]
         parent = session.parent
-        role: AgentRole = "subagent" if parent is not None else "orchestrator" if session.children else "standalone"
+        role: AgentRole | None = (
+            "subagent" if parent is not None else "orchestrator" if session.children else "standalone"
+        )
+        if session.detached is not None:
+            role = None
         self.out.append(
             (
                 at,
                 Event(
                     id=event_id,
                     time=time_text(at),
-                    source=f"agent://{session.name}",
+                    source="otlp://detached" if session.detached else f"agent://{session.name}",
                     type=type,
                     session_id=session.id,
                     trace_id=span.trace_id,
                     payload=sanitize(dict(payload), field="payload", limits=self.limits),
                     parent_session_id=None if parent is None else parent.id,
                     agent_role=role,
-                    extensions={"otel": otel},
+                    extensions={"otel": sanitize(otel, field="extensions", limits=self.limits)},
                     **extra,
                 ),
             )
@@ -166,10 +170,12 @@ class _Builder:
                 created[key] = value
         if span.scope:
             created["instrumentation"] = span.scope
-        self.event(span, "start", span.start_ns, "task.created", created, subject=session.name)
+        if session.detached is None:
+            self.event(span, "start", span.start_ns, "task.created", created, subject=session.name)
         for item in sorted(session.items, key=lambda i: (i.span.start_ns, i.span.span_id)):
             {"tool": self.tool, "model": self.model, "handoff": self.handoff}[item.role](item)
-        self.end()
+        if session.detached is None:
+            self.end()
         return self.out
 
     def _task_text(self) -> str:

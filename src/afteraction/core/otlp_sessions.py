@@ -7,6 +7,10 @@ calls and handoffs that happened inside it, linked to the session it ran in.
   two layers (OpenLLMetry's ``X.workflow`` under ``invoke_agent X``): it is merged into it.
 - Tool calls with no invocation above them (an instrumentation that records none) form an implicit
   session at their trace's root span. Model calls alone do not make a run.
+- Tool calls whose ancestry leaves the request (the exporter sent their parents in another export, as a
+  batching exporter does with a long run) are *detached*: their events go to the session of the missing
+  parent, with no ``task.created`` of their own. When that parent is the agent span, its own export
+  later opens the session and they join its run; otherwise they are kept but belong to no run.
 - A session fails when one of its own spans failed, or when a child session failed and nothing happened
   in the session after that child ended (the failure ended the run; a later step means it recovered).
 
@@ -45,10 +49,11 @@ class Session:
     parent: Session | None = None
     children: list[Session] = field(default_factory=list)
     error: tuple[str | None, str] | None = None
+    detached: str | None = None  # the span id of the missing parent these items ran under
 
     @property
     def id(self) -> str:
-        return f"{self.span.trace_id}-{self.span.span_id}"
+        return f"{self.span.trace_id}-{self.detached or self.span.span_id}"
 
 
 def _order(span: Span) -> tuple[int, int, str]:
@@ -96,7 +101,7 @@ def sessions(spans: Sequence[Span]) -> list[Session]:
         made.append(session)
 
     implicit: dict[_Key, Session] = {}
-    orphans: list[tuple[Span, Role, Span]] = []
+    orphans: list[tuple[Span, Role, _Key, Span]] = []
     for span in ordered:
         role = roles[(span.trace_id, span.span_id)]
         if role not in ("tool", "model", "handoff"):
@@ -106,13 +111,14 @@ def sessions(spans: Sequence[Span]) -> list[Session]:
         if home is not None:
             home.items.append(Item(role, span))
         else:
-            orphans.append((span, role, chain[-1] if chain else span))
-    with_tools = {(root.trace_id, root.span_id) for _, role, root in orphans if role == "tool"}
-    for span, role, root in orphans:
-        key = (root.trace_id, root.span_id)
+            top = chain[-1] if chain else span
+            # a root span, or the parent this request does not hold (sent in another export)
+            orphans.append((span, role, (top.trace_id, top.parent_id or top.span_id), top))
+    with_tools = {key for _, role, key, _ in orphans if role == "tool"}
+    for span, role, key, top in orphans:
         if key in with_tools:
             if key not in implicit:
-                implicit[key] = Session(root, "agent", agent_name(root))
+                implicit[key] = Session(top, "agent", agent_name(top), detached=top.parent_id)
             implicit[key].items.append(Item(role, span))
     made.extend(implicit.values())
     made.sort(key=lambda s: _order(s.span))
