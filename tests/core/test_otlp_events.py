@@ -3,6 +3,7 @@ tool calls with no agent span above them, model calls alone, recovery after a fa
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from afteraction.core.assemble import assemble
@@ -154,3 +155,24 @@ def test_older_shapes_pydantic_ai_keys_and_openllmetry_prompts_are_read() -> Non
     )
     assert (run.agent, run.task) == ("helper", "Add 1 and 2")
     assert [(c.tool, dict(c.args), c.call_id, c.result) for c in run.calls] == [("add", {"a": 1, "b": 2}, "c9", "3")]
+
+
+def test_ten_thousand_nested_invocations_map_without_recursion_or_quadratic_walks() -> None:
+    """A chain of 10,000 spans (agent, chain, agent, … with a failing tool at the bottom)."""
+    n = 10_000
+    chain = [
+        span(
+            i + 1,
+            f"invoke_agent a{i}" if i % 2 == 0 else "step",
+            i or None,
+            i,
+            2 * n - i,
+            **({"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": f"a{i}"} if i % 2 == 0 else {}),
+        )
+        for i in range(n)
+    ]
+    tool = span(n + 1, "execute_tool t", n, n, n + 1, STATUS_ERROR, **{"gen_ai.operation.name": "execute_tool"})
+    found = runs(*chain, tool)
+    assert len(found) == n // 2
+    assert found[-1].calls[0].error is not None and found[-1].state == "completed"
+    assert all(run.parent_id == parent.id for parent, run in itertools.pairwise(found))

@@ -23,6 +23,7 @@ redacted, sizes cut): content attributes may hold anything the agent saw.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -30,7 +31,7 @@ from typing import Any
 
 from afteraction.core.capture import clean_task
 from afteraction.core.otlp_classify import tool_name
-from afteraction.core.otlp_messages import ModelToolCall, model_tool_calls, task_text, text_of_output
+from afteraction.core.otlp_messages import ModelToolCall, model_tool_calls, text_of_output
 from afteraction.core.otlp_sessions import Item, Session, sessions
 from afteraction.core.otlp_spans import Span
 from afteraction.core.otlp_values import envelope_call_id, error_of, is_schema, loads, unwrap
@@ -42,6 +43,8 @@ from afteraction.model.event import AgentRole
 __all__ = ["Mapped", "map_spans"]
 
 _RANK = {"task.created": 0, "task.completed": 2, "task.failed": 2}
+_CONTENT = frozenset({"task", "arguments", "output", "error", "error_type"})  # sanitized; the rest is bounded
+_ASKED = 256  # the model-requested tool calls remembered per session, most recent
 # Where instrumentations put a tool call's arguments and result: the conventions' attribute first.
 _ARGUMENTS = ("gen_ai.tool.call.arguments", "tool_arguments", "gcp.vertex.agent.tool_call_args")
 _INPUTS = ("input.value", "traceloop.entity.input")
@@ -52,6 +55,10 @@ _RESULTS = (
     "output.value",
     "traceloop.entity.output",
 )
+
+
+def _name(value: str) -> str:
+    return value if len(value) <= 200 else value[:200]
 
 
 def _first(span: Span, keys: tuple[str, ...]) -> Any:
@@ -77,12 +84,11 @@ def time_text(nanos: int) -> str:
 def map_spans(spans: Sequence[Span], *, limits: Limits = LIMITS) -> Mapped:
     """The AEP events the spans describe (see the module docstring), in time order."""
     found = sessions(spans)
-    tasks: dict[int, str | None] = {}
     events: list[tuple[int, int, int, Event]] = []
     rejected, errors = 0, []
     for session in found:
         try:
-            built = _Builder(session, _task(session, tasks, set()), limits).build()
+            built = _Builder(session, limits).build()
         except ValidationError as exc:  # pragma: no cover - names and times are checked before
             rejected += 1 + len(session.merged) + len(session.items)
             errors.append(f"span {session.span.span_id}: {exc}")
@@ -92,44 +98,29 @@ def map_spans(spans: Sequence[Span], *, limits: Limits = LIMITS) -> Mapped:
     return Mapped(tuple(event for *_, event in events), rejected, tuple(errors))
 
 
-def _task(session: Session, memo: dict[int, str | None], visiting: set[int]) -> str | None:
-    """The session's task text, when some span says it (not its name)."""
-    if id(session) in memo or id(session) in visiting:
-        return memo.get(id(session))
-    visiting.add(id(session))
-    text = next((t for s in (session.span, *session.merged) if (t := task_text(s))), None)
-    if text is None:
-        models = [item.span for item in session.items if item.role == "model"]
-        text = next((t for s in models if (t := task_text(s))), None)
-    if text is None:
-        value = session.span.attributes.get("input.value")
-        if isinstance(value, str) and value.strip() and not isinstance(loads(value), (dict, list)):
-            text = value
-    if text is None:
-        text = next((t for child in session.children if (t := _task(child, memo, visiting))), None)
-    memo[id(session)] = text
-    return text
-
-
 class _Builder:
     """The events of one session."""
 
-    def __init__(self, session: Session, task: str | None, limits: Limits) -> None:
+    def __init__(self, session: Session, limits: Limits) -> None:
         self.session = session
-        self.task = task
         self.limits = limits
         self.out: list[tuple[int, Event]] = []
-        self.asked: list[ModelToolCall] = []  # tool calls models asked for, not yet matched
+        self.asked: deque[ModelToolCall] = deque(maxlen=_ASKED)  # tool calls models asked for, not yet matched
 
     def event(self, span: Span, suffix: str, at: int, type: str, payload: Mapping[str, Any], **extra: Any) -> str:
         session = self.session
         event_id = f"otlp-{span.trace_id}-{span.span_id}-{suffix}"
         service = span.resource.get("service.name")
-        otel = {"trace_id": span.trace_id, "span_id": span.span_id, "span_name": span.name[:200], "scope": span.scope}
+        otel = {
+            "trace_id": span.trace_id,
+            "span_id": span.span_id,
+            "span_name": _name(span.name),
+            "scope": _name(span.scope),
+        }
         if span.parent_id is not None:
             otel["parent_span_id"] = span.parent_id
         if isinstance(service, str):
-            otel["service"] = service[:200]
+            otel["service"] = _name(service)
         parent = session.parent
         role: AgentRole | None = (
             "subagent" if parent is not None else "orchestrator" if session.children else "standalone"
@@ -146,15 +137,25 @@ class _Builder:
                     type=type,
                     session_id=session.id,
                     trace_id=span.trace_id,
-                    payload=sanitize(dict(payload), field="payload", limits=self.limits),
+                    payload=self.clean(payload),
                     parent_session_id=None if parent is None else parent.id,
                     agent_role=role,
-                    extensions={"otel": sanitize(otel, field="extensions", limits=self.limits)},
+                    extensions={"otel": otel},
                     **extra,
                 ),
             )
         )
         return event_id
+
+    def clean(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """Content (what the agent saw and did) sanitized; names and ids only bounded (they are
+        identifiers, and scrubbing each costs as much as scrubbing a page)."""
+        content = {key: value for key, value in payload.items() if key in _CONTENT}
+        out = {key: _name(value) if isinstance(value, str) else value for key, value in payload.items()}
+        out.update(sanitize(content, field="payload", limits=self.limits))
+        rest = {key: value for key, value in out.items() if key not in _CONTENT and not isinstance(value, str)}
+        out.update(sanitize(rest, field="payload", limits=self.limits) if rest else {})
+        return out
 
     def build(self) -> list[tuple[int, Event]]:
         session, span = self.session, self.session.span
@@ -179,7 +180,8 @@ class _Builder:
         return self.out
 
     def _task_text(self) -> str:
-        return clean_task(self.task, self.limits) if self.task else self.session.name
+        task = self.session.task
+        return clean_task(task, self.limits) if task else self.session.name
 
     def end(self) -> None:
         session, span = self.session, self.session.span
