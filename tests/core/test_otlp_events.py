@@ -176,3 +176,20 @@ def test_ten_thousand_nested_invocations_map_without_recursion_or_quadratic_walk
     assert len(found) == n // 2
     assert found[-1].calls[0].error is not None and found[-1].state == "completed"
     assert all(run.parent_id == parent.id for parent, run in itertools.pairwise(found))
+
+
+def test_a_request_holding_its_messages_and_gemini_text_parts_give_the_task() -> None:
+    request = '{"model": "g", "contents": [{"role": "user", "parts": [{"text": "Book a table"}]}]}'
+    model = {"gen_ai.request.model": "g", "gcp.vertex.agent.llm_request": request}
+    tool = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "book",
+        "gcp.vertex.agent.tool_call_args": '{"n": 2}',
+    }
+    agent = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "host"}
+    (run,) = runs(
+        span(1, "invoke_agent host", None, 0, 100, **agent),
+        span(2, "call_llm", 1, 1, 5, **model),
+        span(3, "execute_tool book", 1, 10, 20, **tool),
+    )
+    assert run.task == "Book a table" and dict(run.calls[0].args) == {"n": 2}

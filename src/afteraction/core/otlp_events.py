@@ -273,6 +273,7 @@ class _Builder:
             target = result if isinstance(result, str) and result and len(result) <= 200 else None
         if target is None and " to " in span.name:
             target = span.name.rsplit(" to ", 1)[1].strip() or None
+        target = None if target is None else _name(target)
         payload = {"from_agent": self.session.name, **({"to_agent": target} if target else {})}
         started = self.event(span, "handoff", span.start_ns, "handoff.started", payload, subject=target)
         status = "failed" if error_of(span) is not None else "completed"

@@ -28,7 +28,7 @@ _FLAT = re.compile(
 )
 _FLAT_CALL = re.compile(r"^tool_calls\.(\d{1,4})\.(?:tool_call\.)?(?:function\.)?(name|arguments|id)$")
 _FLAT_CONTENT = re.compile(r"^contents\.(\d{1,4})\.message_content\.text$")
-_INPUTS = ("gen_ai.input.messages", "pydantic_ai.all_messages")
+_INPUTS = ("gen_ai.input.messages", "pydantic_ai.all_messages", "all_messages_events", "gcp.vertex.agent.llm_request")
 _FLAT_INPUTS = ("llm.input_messages", "gen_ai.prompt")
 _FLAT_OUTPUTS = ("llm.output_messages", "gen_ai.completion")
 _USER = frozenset({"user", "human"})
@@ -36,8 +36,9 @@ _USER = frozenset({"user", "human"})
 
 def _listed(value: object) -> list[Mapping[str, Any]]:
     found = loads(value)
-    if isinstance(found, Mapping):
-        found = [found]
+    if isinstance(found, Mapping):  # one message, or a request holding them (``contents``, ``messages``)
+        inner = found.get("contents", found.get("messages"))
+        found = inner if isinstance(inner, list) else [found]
     return [m for m in found if isinstance(m, Mapping)] if isinstance(found, list) else []
 
 
@@ -86,8 +87,12 @@ def _parts(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def _text(message: Mapping[str, Any]) -> str:
-    texts = [p["content"] for p in _parts(message) if p.get("type") == "text" and isinstance(p.get("content"), str)]
-    return "\n".join(t for t in texts if t.strip())
+    texts = [
+        p["content"] if p.get("type") == "text" else p.get("text")  # {"text": …}: Gemini's parts
+        for p in _parts(message)
+        if p.get("type") in ("text", None)
+    ]
+    return "\n".join(t for t in texts if isinstance(t, str) and t.strip())
 
 
 def task_text(span: Span) -> str | None:

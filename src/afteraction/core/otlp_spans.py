@@ -173,6 +173,8 @@ def _span(raw: object, resource: Mapping[str, Any], scope: str) -> Span:
 
 def _id(value: object, size: int, where: str) -> str | None:
     """An id as lowercase hex: given in hex (2×size characters) or base64 (the protobuf JSON mapping)."""
+    if value is None:
+        raise _Reject(f"{where} is required")
     if not isinstance(value, str):
         raise _Reject(f"{where} must be a string of hex digits, got {type(value).__name__}")
     if len(value) == 2 * size:
