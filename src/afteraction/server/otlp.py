@@ -9,7 +9,9 @@ Answers: 200 with an ``ExportTraceServiceResponse`` in the request's encoding, c
 ``partialSuccess`` (``rejectedSpans``, ``errorMessage``) when some spans could not be read; 400 for a
 body that does not decode (the error names the problem); 415 for another content type or encoding;
 413 for a body over ``Limits.traces_bytes``, compressed or once decompressed (decompression stops at
-the limit, so a zip bomb costs no more memory than an honest body).
+the limit, so a zip bomb costs no more memory than an honest body). Errors come in the request's
+encoding too: afteraction's JSON error shape for JSON, a protobuf ``google.rpc.Status`` (whose message
+names the field and the problem) for protobuf, as OTLP/HTTP asks.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from afteraction.model import Event
 from afteraction.server.common import Problem, Service
 from afteraction.server.ingest import parse_json, read_body
 
-__all__ = ["decompress", "routes"]
+__all__ = ["decompress", "routes", "status_body"]
 
 JSON = "application/json"
 PROTOBUF = "application/x-protobuf"
@@ -43,6 +45,8 @@ _PROTOBUF_TYPES = frozenset({PROTOBUF, "application/protobuf", "application/vnd.
 _MAX_MESSAGE = 1000  # characters of errorMessage
 _GZIP_MEMBERS = 64
 _ENCODINGS = frozenset({"", "identity", "gzip", "x-gzip"})
+# HTTP status → gRPC code in the Status body: INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNIMPLEMENTED (else UNKNOWN)
+_GRPC_CODES = {400: 3, 413: 8, 415: 12}
 
 
 def decompress(body: bytes, encoding: str, limit: int) -> bytes:
@@ -102,12 +106,35 @@ def _answer(media: str, rejected: int, message: str) -> Response:
     return Response(response.SerializeToString(), media_type=PROTOBUF)
 
 
+def _varint(number: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, number = number & 0x7F, number >> 7
+        out.append(byte | (0x80 if number else 0))
+        if not number:
+            return bytes(out)
+
+
+def status_body(status: int, field: str | None, message: str) -> bytes:
+    """A ``google.rpc.Status`` (code = 1, message = 2), the error body OTLP/HTTP gives protobuf clients."""
+    text = (f"{field}: {message}" if field else message).encode("utf-8")
+    return b"\x08" + _varint(_GRPC_CODES.get(status, 2)) + b"\x12" + _varint(len(text)) + text
+
+
 async def post_traces(service: Service, request: Request) -> Response:
     media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media in _PROTOBUF_TYPES:
-        media = PROTOBUF
-    elif media != JSON:
+        try:
+            return await _post(service, request, PROTOBUF)
+        except Problem as problem:  # a protobuf client reads a protobuf Status; JSON clients get the JSON shape
+            body = status_body(problem.status, problem.field, problem.message)
+            return Response(body, status_code=problem.status, media_type=PROTOBUF)
+    if media != JSON:
         raise Problem(415, "content-type", f"must be {JSON} or {PROTOBUF}, got {media[:60] or 'none'!r}")
+    return await _post(service, request, JSON)
+
+
+async def _post(service: Service, request: Request, media: str) -> Response:
     encoding = request.headers.get("content-encoding", "").strip().lower()
     if encoding not in _ENCODINGS:
         raise Problem(415, "content-encoding", f"must be gzip or none, got {encoding[:40]!r}")
