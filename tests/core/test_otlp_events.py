@@ -193,3 +193,14 @@ def test_a_request_holding_its_messages_and_gemini_text_parts_give_the_task() ->
         span(3, "execute_tool book", 1, 10, 20, **tool),
     )
     assert run.task == "Book a table" and dict(run.calls[0].args) == {"n": 2}
+
+
+def test_an_agent_calling_itself_through_a_tool_is_two_runs() -> None:
+    agent = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"}
+    tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "ask_a"}
+    outer, inner = runs(
+        span(1, "invoke_agent a", None, 0, 100, **agent),
+        span(2, "execute_tool ask_a", 1, 10, 90, **tool),
+        span(3, "invoke_agent a", 2, 11, 89, **agent),
+    )
+    assert [c.tool for c in outer.calls] == ["ask_a"] and inner.parent_id == outer.id

@@ -3,8 +3,9 @@ calls and handoffs that happened inside it, linked to the session it ran in.
 
 - A span belongs to the session of its nearest ancestor that is an invocation; spans the mapping
   skips (LangGraph tasks, OpenInference chains, ``turn`` spans…) are walked through.
-- An ``invoke_agent`` directly inside an invocation of the same agent is the same invocation recorded by
-  two layers (OpenLLMetry's ``X.workflow`` under ``invoke_agent X``): it is merged into it.
+- An ``invoke_agent`` inside an invocation of the same agent, with only skipped spans between, is the
+  same invocation recorded by two layers (OpenLLMetry's ``X.workflow`` under ``invoke_agent X``): it is
+  merged into it. Through a tool call it is the agent calling itself: a session of its own.
 - Tool calls with no invocation above them (an instrumentation that records none) form an implicit
   session at their trace's root span. Model calls alone do not make a run.
 - Tool calls whose ancestry leaves the request (the exporter sent their parents in another export, as a
@@ -108,6 +109,19 @@ class _Tree:
             if self.roles[_key(item)] in _INVOCATIONS:
                 near = item
 
+    def only_skipped_between(self, span: Span, ancestor: Span) -> bool:
+        """Whether every span between ``span`` and its ancestor is one the mapping skips (so the two
+        are one invocation seen by two layers, not an agent calling itself through a tool)."""
+        current = span
+        for _ in range(len(self.by_key)):
+            parent = None if current.parent_id is None else self.by_key.get((current.trace_id, current.parent_id))
+            if parent is None or parent is ancestor:
+                return parent is ancestor
+            if self.roles[_key(parent)] is not None:
+                return False
+            current = parent
+        return False
+
 
 def sessions(spans: Sequence[Span]) -> list[Session]:
     """The sessions the spans describe, in start order (see the module docstring)."""
@@ -125,7 +139,8 @@ def sessions(spans: Sequence[Span]) -> list[Session]:
             up = tree.near[_key(current)]
             parent = None if up is None else owner[_key(up)]
             role, name = roles[_key(current)], agent_name(current)
-            if parent is not None and role == "agent" and parent.kind == "agent" and parent.name == name:
+            same = parent is not None and role == "agent" and parent.kind == "agent" and parent.name == name
+            if parent is not None and up is not None and same and tree.only_skipped_between(current, up):
                 parent.merged.append(current)
                 owner[_key(current)] = parent
                 continue
