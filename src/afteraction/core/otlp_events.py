@@ -204,7 +204,7 @@ class _Builder:
         span = item.span
         name = tool_name(span)
         call_id = span.attributes.get("gen_ai.tool.call.id")
-        call_id = call_id if isinstance(call_id, str) and call_id.strip() else None
+        call_id = str(call_id) if isinstance(call_id, (str, int)) and str(call_id).strip() else None
         raw = loads(_first(span, _ARGUMENTS))
         given = loads(_first(span, _INPUTS))
         result = loads(_first(span, _RESULTS))
