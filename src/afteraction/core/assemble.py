@@ -218,8 +218,10 @@ def _args(payload: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _result(payload: Mapping[str, Any]) -> Any:
+    """The result; a payload that names none of the result keys is its own result (an explicit
+    ``"output": null`` says there was none)."""
     value = _first(payload, _RESULT_KEYS)
-    return dict(payload) if value is None else value
+    return dict(payload) if value is None and not any(key in payload for key in _RESULT_KEYS) else value
 
 
 def _failed(payload: Mapping[str, Any]) -> bool:

@@ -21,7 +21,7 @@ from starlette.routing import Route
 from afteraction import __version__
 from afteraction.errors import AfterActionError, ConfigError, ValidationError
 from afteraction.memory import Memory
-from afteraction.server import admin, experience, health, ingest, openapi, reads
+from afteraction.server import admin, experience, health, ingest, openapi, otlp, reads
 from afteraction.server.auth import AuthMiddleware, KeyAuth, key_project, key_tenant
 from afteraction.server.common import (
     EventCheck,
@@ -114,6 +114,7 @@ def create_app(
         routes=[
             *ingest.routes(service),
             *reads.routes(service),
+            *otlp.routes(service),
             *experience.routes(service),
             *health.routes(service),
             *openapi.routes(__version__),

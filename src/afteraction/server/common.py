@@ -57,6 +57,7 @@ class Limits:
     event_bytes: int = 1 << 20  # POST /events
     batch_bytes: int = 16 << 20  # POST /events/batch
     batch_events: int = 10_000
+    traces_bytes: int = 16 << 20  # POST /v1/traces, compressed and once decompressed
     page: int = 500  # the largest ``limit`` a list accepts
 
 

@@ -78,6 +78,14 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
         ),
         "responses": _answers(200, 202, 400, 401, 403, 413, 415, 429),
     },
+    ("/v1/traces", "post"): {
+        "summary": "OTLP/HTTP trace export (GenAI spans become events and runs); gzip accepted",
+        "requestBody": _body(
+            _object((), resourceSpans={"type": "array", "items": {"type": "object"}}),
+            media=("application/json", "application/x-protobuf"),
+        ),
+        "responses": _answers(200, 400, 401, 403, 413, 415, 429),
+    },
     ("/sessions", "get"): {
         "summary": "The tenant's sessions, newest first, in cursor pages",
         "parameters": _PAGE,

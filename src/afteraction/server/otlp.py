@@ -1,0 +1,154 @@
+"""OpenTelemetry ingest: ``POST /v1/traces``, answered as an OTLP/HTTP collector does.
+
+The body is an ``ExportTraceServiceRequest`` as OTLP/JSON (``application/json``) or protobuf
+(``application/x-protobuf``), optionally ``Content-Encoding: gzip``. Its GenAI spans become AEP events
+(``afteraction.core.otlp_events``) stored like any other ingest, deduplicated per tenant by their
+derived ids, so an exporter's retry adds nothing.
+
+Answers: 200 with an ``ExportTraceServiceResponse`` in the request's encoding, carrying
+``partialSuccess`` (``rejectedSpans``, ``errorMessage``) when some spans could not be read; 400 for a
+body that does not decode (the error names the problem); 415 for another content type or encoding;
+413 for a body over ``Limits.traces_bytes``, compressed or once decompressed (decompression stops at
+the limit, so a zip bomb costs no more memory than an honest body). Errors come in the request's
+encoding too: afteraction's JSON error shape for JSON, a protobuf ``google.rpc.Status`` (whose message
+names the field and the problem) for protobuf, as OTLP/HTTP asks.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTracePartialSuccess,
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from afteraction.core.otlp_events import map_spans
+from afteraction.core.otlp_spans import decode_traces
+from afteraction.errors import ValidationError
+from afteraction.model import Event
+from afteraction.server.common import Problem, Service
+from afteraction.server.ingest import parse_json, read_body
+
+__all__ = ["decompress", "routes", "status_body"]
+
+JSON = "application/json"
+PROTOBUF = "application/x-protobuf"
+_PROTOBUF_TYPES = frozenset({PROTOBUF, "application/protobuf", "application/vnd.google.protobuf"})
+_MAX_MESSAGE = 1000  # characters of errorMessage
+_GZIP_MEMBERS = 64
+_ENCODINGS = frozenset({"", "identity", "gzip", "x-gzip"})
+# HTTP status → gRPC code in the Status body: INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNIMPLEMENTED (else UNKNOWN)
+_GRPC_CODES = {400: 3, 413: 8, 415: 12}
+
+
+def decompress(body: bytes, encoding: str, limit: int) -> bytes:
+    """The body decoded from its Content-Encoding (none or gzip), never more than ``limit`` bytes."""
+    if encoding in ("", "identity"):
+        return body
+    if encoding not in _ENCODINGS:
+        raise Problem(415, "content-encoding", f"must be gzip or none, got {encoding[:40]!r}")
+    out = bytearray()
+    rest = body
+    for _ in range(_GZIP_MEMBERS):  # a gzip stream may hold several members
+        stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            out += stream.decompress(rest, limit + 1 - len(out))
+        except zlib.error as exc:
+            raise Problem(400, "body", f"is not valid gzip: {exc}") from None
+        if len(out) > limit:
+            raise Problem(413, None, f"the body passes the limit of {limit} bytes once decompressed")
+        if not stream.eof:
+            raise Problem(400, "body", "is truncated gzip (the stream does not end)")
+        rest = stream.unused_data
+        if not rest.strip(b"\0"):
+            return bytes(out)
+    raise Problem(400, "body", f"holds more than {_GZIP_MEMBERS} gzip members")
+
+
+def _request_data(media: str, body: bytes) -> object:
+    """The request as OTLP JSON data: parsed JSON, or the protobuf message in its JSON mapping."""
+    if media == JSON:
+        return parse_json(body, "body")
+    message = ExportTraceServiceRequest()
+    try:
+        message.ParseFromString(body)
+    except (DecodeError, RecursionError, ValueError) as exc:
+        raise Problem(400, "body", f"is not a protobuf ExportTraceServiceRequest: {exc}"[:300]) from None
+    return MessageToDict(message)
+
+
+def _events(media: str, body: bytes) -> tuple[list[Event], int, str]:
+    """Decode and map (CPU work, run off the event loop): the events, rejected spans, why."""
+    try:
+        batch = decode_traces(_request_data(media, body))
+    except ValidationError as exc:
+        raise Problem(400, exc.field, exc.rule) from None
+    mapped = map_spans(batch.spans)
+    message = "; ".join((*batch.errors, *mapped.errors))[:_MAX_MESSAGE]
+    return list(mapped.events), batch.rejected + mapped.rejected, message
+
+
+def _answer(media: str, rejected: int, message: str) -> Response:
+    if media == JSON:
+        partial = {"rejectedSpans": str(rejected), "errorMessage": message} if rejected or message else None
+        return JSONResponse({"partialSuccess": partial} if partial else {})
+    response = ExportTraceServiceResponse()
+    if rejected or message:
+        response.partial_success.CopyFrom(ExportTracePartialSuccess(rejected_spans=rejected, error_message=message))
+    return Response(response.SerializeToString(), media_type=PROTOBUF)
+
+
+def _varint(number: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, number = number & 0x7F, number >> 7
+        out.append(byte | (0x80 if number else 0))
+        if not number:
+            return bytes(out)
+
+
+def status_body(status: int, field: str | None, message: str) -> bytes:
+    """A ``google.rpc.Status`` (code = 1, message = 2), the error body OTLP/HTTP gives protobuf clients."""
+    text = (f"{field}: {message}" if field else message).encode("utf-8")
+    return b"\x08" + _varint(_GRPC_CODES.get(status, 2)) + b"\x12" + _varint(len(text)) + text
+
+
+async def post_traces(service: Service, request: Request) -> Response:
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media in _PROTOBUF_TYPES:
+        try:
+            return await _post(service, request, PROTOBUF)
+        except Problem as problem:  # a protobuf client reads a protobuf Status; JSON clients get the JSON shape
+            body = status_body(problem.status, problem.field, problem.message)
+            return Response(body, status_code=problem.status, media_type=PROTOBUF)
+    if media != JSON:
+        raise Problem(415, "content-type", f"must be {JSON} or {PROTOBUF}, got {media[:60] or 'none'!r}")
+    return await _post(service, request, JSON)
+
+
+async def _post(service: Service, request: Request, media: str) -> Response:
+    encoding = request.headers.get("content-encoding", "").strip().lower()
+    if encoding not in _ENCODINGS:
+        raise Problem(415, "content-encoding", f"must be gzip or none, got {encoding[:40]!r}")
+    tenant = service.tenant(request)
+    limit = service.limits.traces_bytes
+    body = await read_body(request, limit)
+    events, rejected, message = await run_in_threadpool(lambda: _events(media, decompress(body, encoding, limit)))
+    if events:
+        await run_in_threadpool(service.events.add_many, tenant, events)
+    return _answer(media, rejected, message)
+
+
+def routes(service: Service) -> list[Route]:
+    async def traces(request: Request) -> Response:
+        return await post_traces(service, request)
+
+    return [Route("/v1/traces", traces, methods=["POST"])]
