@@ -212,6 +212,22 @@ def test_failed_tool_result_is_an_error() -> None:
     assert not call.ok
 
 
+def test_calling_a_failed_tool_again_starts_a_new_attempt_as_the_recorder_does() -> None:
+    s = Stream()
+    s.add("task.created", {"task": "t"})
+    s.add("tool.called", {"tool_name": "lookup", "call_id": "c0"})
+    s.add("tool.result", {"call_id": "c0", "output": "found"})
+    s.add("tool.called", {"tool_name": "pay", "call_id": "c1"})
+    s.add("error.raised", {"call_id": "c1", "error_type": "LockHeldError", "error": "lock held"})
+    s.add("tool.called", {"tool_name": "lookup", "call_id": "c2"})  # another tool: the same attempt
+    s.add("tool.result", {"call_id": "c2", "output": "found"})
+    s.add("tool.called", {"tool_name": "pay", "call_id": "c3"})  # the failed tool again: a new attempt
+    s.add("tool.result", {"call_id": "c3", "output": "paid"})
+    run = _only(assemble(s.events, SCOPE))
+    assert [[call.call_id for call in attempt.calls] for attempt in run.attempts] == [["c0", "c1", "c2"], ["c3"]]
+    assert run.attempts[0].failed and not run.attempts[1].failed
+
+
 def test_string_arguments_are_kept_raw() -> None:
     s = Stream()
     s.add("task.created", {"task": "t"})

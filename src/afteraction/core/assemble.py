@@ -16,7 +16,8 @@ input order), never by the time text, whose offsets make string order wrong. The
   points at, else the oldest pending call of the same tool. A result that closes nothing is a
   call of its own; an ``error.raised`` that closes nothing is an error of the attempt.
 - ``task.updated`` with an integer ``attempt`` starts a new attempt (unless the current one is
-  still empty or that number was already announced).
+  still empty or that number was already announced). Calling a tool again after it failed in
+  this attempt starts one too, as the recorder does, so a retry loop reads as attempts.
 
 Other event types are ignored. Runs come in the order of their ``task.created``.
 """
@@ -127,6 +128,8 @@ def _apply(session: _Session, event: Event) -> None:
                 session.attempts.append(_Attempt())
     elif event.type == "tool.called":
         name = _tool(payload) or _name(event.subject) or "unknown"
+        if any(call.tool == name and call.error is not None for call in session.attempts[-1].calls):
+            session.attempts.append(_Attempt())  # the tool that failed is tried again: a new attempt
         session.add(_Call(name, _args(payload), event.instant, _call_id(payload), event.id))
     elif event.type == "tool.result":
         tool = _tool(payload)
