@@ -52,7 +52,8 @@ class Indexer:
     each record and holds at most ``max_pending``; past that, records are dropped from the queue
     and found again by the backfill. The backfill pages through ``missing_vectors`` (records
     written before, by another process, or dropped from the queue) when the queue is empty: at
-    start, after an overflow, and every ``rescan`` seconds while idle.
+    start, after an overflow, and every ``rescan`` seconds while idle. A record that failed is
+    not tried again in the same pass, only at the next rescan (or at a new revision).
 
     A record whose vector was not stored because it changed meanwhile is read again and queued
     at its new revision. Failures (the embedder raises, returns bad vectors, or takes longer
@@ -81,6 +82,7 @@ class Indexer:
         self.indexed = 0
         self.failed = 0
         self._pending: dict[Key, Experience] = {}
+        self._failed: dict[Key, int] = {}  # revisions that failed, skipped until the next rescan
         self._cond = threading.Condition()
         self._busy = False
         self._backfill = True  # a pass is due
@@ -161,6 +163,7 @@ class Indexer:
                 while not self._closing and not self._pending and not self._backfill:
                     if not self._cond.wait(self.rescan):
                         self._backfill = True
+                        self._failed.clear()  # a provider that was down may be back
                 if self._closing:
                     return
                 batch = self._take()
@@ -193,7 +196,11 @@ class Indexer:
                 return []
             last = found[-1]
             self._cursor = (last.scope.tenant, last.id)
-            return [e for e in found if (e.scope.tenant, e.id) not in self._pending]
+            return [
+                e
+                for e in found
+                if (key := (e.scope.tenant, e.id)) not in self._pending and self._failed.get(key) != e.revision
+            ]
 
     def _index(self, embedder: Checked, batch: list[Experience]) -> None:
         try:
@@ -201,6 +208,10 @@ class Indexer:
         except EmbedderError as exc:
             if len(batch) == 1 or "took over" in str(exc):
                 self.failed += len(batch)
+                with self._cond:
+                    if len(self._failed) > self.max_pending:
+                        self._failed.clear()
+                    self._failed.update(((e.scope.tenant, e.id), e.revision) for e in batch)
                 self.report(exc, "index")
                 return
             for one in batch:  # isolate the record at fault
