@@ -148,7 +148,7 @@ def test_a_recovered_channel_reports_the_next_failure_again() -> None:
     assert vector_reports(reported) == ["search.vector.timeout", "search.vector.timeout"]
 
 
-def test_an_embedder_still_loading_is_unavailable_not_waited_for() -> None:
+def test_an_embedder_still_loading_is_waited_for_within_the_budget_only() -> None:
     import threading
 
     loaded = threading.Event()
@@ -159,11 +159,31 @@ def test_an_embedder_still_loading_is_unavailable_not_waited_for() -> None:
 
     store = MemoryStore()
     store.put(experience("a"))
-    channel = VectorChannel(store, LazyEmbedder(load=slow_load))
+    channel = VectorChannel(store, LazyEmbedder(load=slow_load), budget=0.05)
     found, status = channel.start(SCOPE, QUERY, now=NOW, limit=5, min_confidence=0.5).result()
-    assert (found, status.reason, status.detail) == ([], "provider_unavailable", "the embedder is still loading")
+    # the job gives up waiting for the load at 80% of the budget (on a busy machine the budget may run out first)
+    assert (found, status.model) == ([], None)
+    assert status.reason == "timeout" or (status.reason, status.detail) == (
+        "provider_unavailable",
+        "the embedder is still loading",
+    )
+    time.sleep(0.1)
+    assert channel.embedder.model_id is None
     loaded.set()
     assert channel.embedder.get(wait=5).model_id == "letters@1"
+    found, status = channel.start(SCOPE, QUERY, now=NOW, limit=5, min_confidence=0.5).result()
+    assert (found, status.reason, status.model) == ([], "ok", "letters@1")  # ran; "a" has no vector
+
+
+def test_an_embedder_that_fails_to_load_is_unavailable() -> None:
+    def broken_load() -> aa.embed.Checked:
+        raise aa.ConfigError("the model file is missing")
+
+    store = MemoryStore()
+    channel = VectorChannel(store, LazyEmbedder(load=broken_load))
+    found, status = channel.start(SCOPE, QUERY, now=NOW, limit=5, min_confidence=0.5).result()
+    assert (found, status.reason) == ([], "provider_unavailable")
+    assert "could not be loaded: the model file is missing" in status.detail
 
 
 def test_the_reasons_are_a_fixed_set() -> None:

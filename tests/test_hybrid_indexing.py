@@ -123,3 +123,15 @@ def test_close_drains_within_its_bound() -> None:
     start = time.perf_counter()
     hung.close(timeout=0.2)
     assert time.perf_counter() - start < 1.0
+
+
+def test_the_async_face_waits_for_indexing_too() -> None:
+    import asyncio
+
+    store = MemoryStore()
+    mem = memory(store, Letters())
+    mem.add(experience("a"))
+    assert asyncio.run(mem.aio.wait_indexed(5))
+    assert store.missing_vectors("letters@1") == []
+    mem.search("refund stuck pending", scope=SCOPE)
+    assert mem.aio.channel_status.ok

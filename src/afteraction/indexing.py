@@ -52,8 +52,10 @@ class Indexer:
     each record and holds at most ``max_pending``; past that, records are dropped from the queue
     and found again by the backfill. The backfill pages through ``missing_vectors`` (records
     written before, by another process, or dropped from the queue) when the queue is empty: at
-    start, after an overflow, and every ``rescan`` seconds while idle. A record that failed is
-    not tried again in the same pass, only at the next rescan (or at a new revision).
+    start and after an overflow. A record that failed is not tried again in the same pass, only
+    at a new revision or by the next process's backfill. The worker thread ends when there is
+    nothing to do and starts again with the next write, so an idle ``Memory`` holds no thread
+    (records another process writes are indexed by that process).
 
     A record whose vector was not stored because it changed meanwhile is read again and queued
     at its new revision. Failures (the embedder raises, returns bad vectors, or takes longer
@@ -70,7 +72,6 @@ class Indexer:
         batch_size: int = 32,
         max_pending: int = 10_000,
         embed_timeout: float = 60.0,
-        rescan: float = 60.0,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -78,11 +79,10 @@ class Indexer:
         self.batch_size = batch_size
         self.max_pending = max_pending
         self.embed_timeout = embed_timeout
-        self.rescan = rescan
         self.indexed = 0
         self.failed = 0
         self._pending: dict[Key, Experience] = {}
-        self._failed: dict[Key, int] = {}  # revisions that failed, skipped until the next rescan
+        self._failed: dict[Key, int] = {}  # revisions that failed, not tried again by a pass
         self._cond = threading.Condition()
         self._busy = False
         self._backfill = True  # a pass is due
@@ -94,7 +94,7 @@ class Indexer:
     # -- the caller's side --------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the worker (once): it loads the embedder, then backfills."""
+        """Start the worker unless it runs: it loads the embedder, then works until idle."""
         with self._cond:
             if self._thread is None and not self._closing:
                 self._thread = threading.Thread(target=self._work, name="afteraction-indexer", daemon=True)
@@ -160,11 +160,9 @@ class Indexer:
             return
         while True:
             with self._cond:
-                while not self._closing and not self._pending and not self._backfill:
-                    if not self._cond.wait(self.rescan):
-                        self._backfill = True
-                        self._failed.clear()  # a provider that was down may be back
-                if self._closing:
+                if self._closing or (not self._pending and not self._backfill):
+                    self._thread = None  # the next enqueue starts another
+                    self._cond.notify_all()
                     return
                 batch = self._take()
                 self._busy = True

@@ -36,7 +36,7 @@ from afteraction.core.text import MAX_QUERY_TERMS, query_terms
 from afteraction.core.trust import record_outcome
 from afteraction.core.verify import Verifier
 from afteraction.core.verify import verify as check_run
-from afteraction.embed.base import AsyncEmbedder, Checked, Embedder
+from afteraction.embed.base import AsyncEmbedder, Embedder
 from afteraction.errors import ConfigError, ConflictError, EmbedderError, NotFoundError, ValidationError
 from afteraction.indexing import Indexer
 from afteraction.model import Experience, Hit, Run, Scope, Skill, Status
@@ -44,14 +44,7 @@ from afteraction.recorder import ErrorHandler, RunRecorder
 from afteraction.settings import database_url
 from afteraction.store import Store, open_store
 from afteraction.store.base import VectorStore
-from afteraction.vector_channel import (
-    DEFAULT_BUDGET,
-    ChannelStatus,
-    LazyEmbedder,
-    VectorChannel,
-    _shared_default,
-    embed_extra_installed,
-)
+from afteraction.vector_channel import DEFAULT_BUDGET, DEFAULT_EMBEDDER, ChannelStatus, VectorChannel, resolve_embedder
 
 __all__ = ["DEFAULT_EMBEDDER", "MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "AsyncMemory", "Lesson", "Memory"]
 
@@ -64,15 +57,6 @@ MAX_QUERY_CHARS = MAX_TASK_CHARS
 CANDIDATES = 30
 #: Seconds ``close()`` lets background indexing finish what is queued.
 CLOSE_TIMEOUT = 2.0
-
-
-class _Default:
-    def __repr__(self) -> str:
-        return "DEFAULT"
-
-
-#: ``Memory(embedder=DEFAULT_EMBEDDER)``: the bundled embedder when the ``embed`` extra is installed.
-DEFAULT_EMBEDDER: Any = _Default()
 
 T = TypeVar("T")
 
@@ -95,20 +79,6 @@ class Lesson:
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.experience.to_dict(), "eligible": self.eligible, "reason": self.reason}
-
-
-def _embedder_for(store: Store, embedder: Embedder | AsyncEmbedder | None) -> tuple[LazyEmbedder, str]:
-    """The embedder memory will use, and why there is none when there is none."""
-    if embedder is None:
-        return LazyEmbedder(), "embedder=None: search is by text only"
-    if not isinstance(store, VectorStore):
-        return LazyEmbedder(), f"{type(store).__name__} keeps no vectors: search is by text only"
-    if embedder is DEFAULT_EMBEDDER:
-        if not embed_extra_installed():
-            return LazyEmbedder(), "the embed extra is not installed (pip install 'afteraction[embed]')"
-        return LazyEmbedder(load=_shared_default), ""
-    checked = embedder if isinstance(embedder, Checked) else Checked(embedder)
-    return LazyEmbedder(checked), ""
 
 
 class Memory:
@@ -135,7 +105,7 @@ class Memory:
     ) -> None:
         if not isinstance(store, Store):
             raise ConfigError(f"Memory needs a Store, got {type(store).__name__}")
-        lazy, why_not = _embedder_for(store, embedder)
+        lazy, why_not = resolve_embedder(store, embedder)
         self._channel = VectorChannel(store, lazy, budget=vector_budget, why_not=why_not)
         self._last_status = ChannelStatus("not_configured", self._channel.why_not)
         self._reported: str | None = None
@@ -425,6 +395,13 @@ class AsyncMemory:
 
     async def record_outcome(self, id: str, **kwargs: Any) -> Experience:
         return await self._call(self.sync.record_outcome, id, **kwargs)
+
+    async def wait_indexed(self, timeout: float | None = None) -> bool:
+        return await self._call(self.sync.wait_indexed, timeout)
+
+    @property
+    def channel_status(self) -> ChannelStatus:
+        return self.sync.channel_status
 
     async def close(self) -> None:
         await self._call(self.sync.close)

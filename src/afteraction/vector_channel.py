@@ -33,14 +33,24 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Literal
+from typing import Any, Literal
 
-from afteraction.embed.base import Checked
+from afteraction.embed.base import AsyncEmbedder, Checked, Embedder
 from afteraction.errors import AfterActionError, ConfigError, EmbedderError, StoreError, ValidationError
 from afteraction.model import Candidate, Scope
-from afteraction.store.base import VectorStore
+from afteraction.store.base import Store, VectorStore
 
-__all__ = ["DEFAULT_BUDGET", "REASONS", "ChannelStatus", "LazyEmbedder", "Reason", "VectorChannel", "VectorSearch"]
+__all__ = [
+    "DEFAULT_BUDGET",
+    "DEFAULT_EMBEDDER",
+    "REASONS",
+    "ChannelStatus",
+    "LazyEmbedder",
+    "Reason",
+    "VectorChannel",
+    "VectorSearch",
+    "resolve_embedder",
+]
 
 Reason = Literal[
     "ok",
@@ -93,7 +103,10 @@ class _Unavailable(Exception):
 
 def embed_extra_installed() -> bool:
     """Whether the bundled embedder's packages are importable (looked up, not imported)."""
-    return all(importlib.util.find_spec(name) is not None for name in _EMBED_MODULES)
+    try:
+        return all(importlib.util.find_spec(name) is not None for name in _EMBED_MODULES)
+    except (ImportError, ValueError):
+        return False
 
 
 _shared_lock = threading.Lock()
@@ -134,6 +147,11 @@ class LazyEmbedder:
     def configured(self) -> bool:
         return self._embedder is not None or self._load is not None
 
+    @property
+    def model_id(self) -> str | None:
+        """The model's id once loaded, else None."""
+        return None if self._embedder is None else self._embedder.model_id
+
     def warm(self) -> None:
         """Start loading in a background thread (once)."""
         with self._lock:
@@ -160,6 +178,30 @@ class LazyEmbedder:
         if self._embedder is None:
             raise EmbedderError(f"the embedder could not be loaded: {self._error}")
         return self._embedder
+
+
+class _Default:
+    def __repr__(self) -> str:
+        return "DEFAULT_EMBEDDER"
+
+
+#: ``Memory(embedder=DEFAULT_EMBEDDER)``: the bundled embedder when the ``embed`` extra is installed.
+DEFAULT_EMBEDDER: Any = _Default()
+
+
+def resolve_embedder(store: Store, embedder: Embedder | AsyncEmbedder | None) -> tuple[LazyEmbedder, str]:
+    """The embedder memory will use over ``store``, and why there is none when there is none.
+    An embedder given explicitly is checked at once (``ConfigError`` when unusable)."""
+    if embedder is None:
+        return LazyEmbedder(), "embedder=None: search is by text only"
+    if not isinstance(store, VectorStore):
+        return LazyEmbedder(), f"{type(store).__name__} keeps no vectors: search is by text only"
+    if embedder is DEFAULT_EMBEDDER:
+        if not embed_extra_installed():
+            return LazyEmbedder(), "the embed extra is not installed (pip install 'afteraction[embed]')"
+        return LazyEmbedder(load=_shared_default), ""
+    checked = embedder if isinstance(embedder, Checked) else Checked(embedder)
+    return LazyEmbedder(checked), ""
 
 
 class _Pool:
@@ -219,12 +261,15 @@ class VectorSearch:
         except FutureTimeout:
             spent = (time.perf_counter() - self._started) * 1000
             detail = f"embedding and search took over {self._channel.budget * 1000:.0f} ms"
-            return [], ChannelStatus("timeout", detail, self._status.model, spent)
+            return [], ChannelStatus("timeout", detail, self._model(), spent)
         except _Unavailable as exc:
             spent = (time.perf_counter() - self._started) * 1000
-            return [], ChannelStatus(exc.reason, exc.detail, self._status.model, spent)
+            return [], ChannelStatus(exc.reason, exc.detail, self._model(), spent)
         spent = (time.perf_counter() - self._started) * 1000
-        return found, ChannelStatus("ok", "", self._status.model, spent, len(found))
+        return found, ChannelStatus("ok", "", self._model(), spent, len(found))
+
+    def _model(self) -> str | None:
+        return self._status.model or self._channel.embedder.model_id
 
 
 class VectorChannel:
@@ -251,30 +296,29 @@ class VectorChannel:
         started = time.perf_counter()
         if not self.configured:
             return VectorSearch(self, None, ChannelStatus("not_configured", self.why_not), started)
-        try:
-            embedder = self.embedder.get()
-        except EmbedderError as exc:
-            return VectorSearch(self, None, ChannelStatus("provider_unavailable", str(exc)), started)
+        model = self.embedder.model_id
         with self._lock:
             if self._in_flight >= POOL_SIZE:
                 busy = "earlier searches are still waiting on the embedder"
-                return VectorSearch(self, None, ChannelStatus("timeout", busy, embedder.model_id), started)
+                return VectorSearch(self, None, ChannelStatus("timeout", busy, model), started)
             self._in_flight += 1
         try:
-            future = _POOL.submit(partial(self._search, embedder, scope, text, now, limit, min_confidence))
+            future = _POOL.submit(partial(self._search, scope, text, now, limit, min_confidence))
         except RuntimeError as exc:  # no thread can be started: the interpreter is shutting down
             self._release()
-            return VectorSearch(self, None, ChannelStatus("provider_unavailable", str(exc), embedder.model_id), started)
-        return VectorSearch(self, future, ChannelStatus("ok", "", embedder.model_id), started)
+            return VectorSearch(self, None, ChannelStatus("provider_unavailable", str(exc), model), started)
+        return VectorSearch(self, future, ChannelStatus("ok", "", model), started)
 
     def _release(self) -> None:
         with self._lock:
             self._in_flight -= 1
 
-    def _search(
-        self, embedder: Checked, scope: Scope, text: str, now: datetime, limit: int, min_confidence: float
-    ) -> list[Candidate]:
+    def _search(self, scope: Scope, text: str, now: datetime, limit: int, min_confidence: float) -> list[Candidate]:
         try:
+            try:
+                embedder = self.embedder.get(wait=0.8 * self.budget)  # just after open: wait for the load
+            except EmbedderError as exc:
+                raise _Unavailable("provider_unavailable", str(exc)) from exc
             return self._embed_and_search(embedder, scope, text, now, limit, min_confidence)
         finally:
             self._release()
