@@ -135,3 +135,14 @@ def test_the_async_face_waits_for_indexing_too() -> None:
     assert store.missing_vectors("letters@1") == []
     mem.search("refund stuck pending", scope=SCOPE)
     assert mem.aio.channel_status.ok
+
+
+def test_a_provider_down_is_reported_once_per_batch_not_once_per_record() -> None:
+    reported: list[str] = []
+    store = MemoryStore()
+    records = [experience(f"r{i}") for i in range(5)]
+    store.put_many(records)
+    worker = indexer(store, Down(), reported, batch_size=5)
+    assert worker.wait(5)
+    assert worker.failed == 5 and len(reported) == 1
+    assert "refused the connection (and 4 more records of that batch)" in reported[0]

@@ -205,19 +205,36 @@ class Indexer:
             stored = self._embed_and_store(embedder, batch)
         except EmbedderError as exc:
             if len(batch) == 1 or "took over" in str(exc):
-                self.failed += len(batch)
-                with self._cond:
-                    if len(self._failed) > self.max_pending:
-                        self._failed.clear()
-                    self._failed.update(((e.scope.tenant, e.id), e.revision) for e in batch)
-                self.report(exc, "index")
+                self._failures(batch, [exc])
                 return
-            for one in batch:  # isolate the record at fault
-                self._index(embedder, [one])
+            errors = []  # isolate the records at fault; report the first error only
+            for one in batch:
+                try:
+                    stored = self._embed_and_store(embedder, [one])
+                except EmbedderError as error:
+                    errors.append(error)
+                    self._failures([one], [])
+                    continue
+                self._done([one], stored)
+            if errors:
+                more = f" (and {len(errors) - 1} more records of that batch)" if len(errors) > 1 else ""
+                self.report(EmbedderError(f"{errors[0]}{more}"), "index")
             return
+        self._done(batch, stored)
+
+    def _done(self, batch: list[Experience], stored: int) -> None:
         self.indexed += stored
         if stored < len(batch):
             self._requeue_changed(batch)
+
+    def _failures(self, batch: list[Experience], errors: list[EmbedderError]) -> None:
+        self.failed += len(batch)
+        with self._cond:
+            if len(self._failed) > self.max_pending:
+                self._failed.clear()
+            self._failed.update(((e.scope.tenant, e.id), e.revision) for e in batch)
+        for error in errors:
+            self.report(error, "index")
 
     def _embed_and_store(self, embedder: Checked, batch: list[Experience]) -> int:
         result: list[int | BaseException] = []
