@@ -265,6 +265,9 @@ class VectorSearch:
         except _Unavailable as exc:
             spent = (time.perf_counter() - self._started) * 1000
             return [], ChannelStatus(exc.reason, exc.detail, self._model(), spent)
+        except Exception as exc:  # anything unforeseen: still never raised into the agent
+            spent = (time.perf_counter() - self._started) * 1000
+            return [], ChannelStatus("search_failed", f"{type(exc).__name__}: {exc}", self._model(), spent)
         spent = (time.perf_counter() - self._started) * 1000
         return found, ChannelStatus("ok", "", self._model(), spent, len(found))
 
