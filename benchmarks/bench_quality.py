@@ -206,16 +206,26 @@ def smoke_subset(queries: Sequence[Query], per_category: int = SMOKE_PER_CATEGOR
 # -- measuring --------------------------------------------------------------------------------
 
 
-def measure(mem: aa.Memory, queries: Sequence[Query]) -> list[Outcome]:
+def measure(mem: aa.Memory, queries: Sequence[Query], channel: Channel | None = None) -> list[Outcome]:
     """Every query through search and reference_block. One untimed pass first warms the
-    store and the stemmer cache; the timed pass is the one reported."""
+    store and the stemmer cache; the timed pass is the one reported (and counted in ``channel``)."""
     for query in queries:
         mem.search(query.text, scope=query.scope, k=K)
     outcomes = []
+    fallbacks: dict[str, int] = {}
     for query in queries:
         start = time.perf_counter_ns()
         hits = mem.search(query.text, scope=query.scope, k=K)
         elapsed = (time.perf_counter_ns() - start) / 1e6
+        status = mem.channel_status
+        if channel is not None:
+            channel.reason, channel.detail = status.reason, status.detail
+            channel.model = status.model or channel.model
+            if status.ok:
+                channel.ran += 1
+            elif status.reason != "not_configured" or channel.wanted:
+                fallbacks[status.reason] = fallbacks.get(status.reason, 0) + 1
+            channel.fallbacks = fallbacks
         block = mem.reference_block(query.text, scope=query.scope)
         outcomes.append(
             Outcome(
@@ -260,28 +270,55 @@ def rows(outcomes: Sequence[Outcome]) -> list[Row]:
     return out
 
 
-def run(corpus: Corpus, queries: Sequence[Query], store: str) -> tuple[list[Outcome], list[str], dict[str, int]]:
-    """Load the lessons into a fresh store and measure; also the errors memory reported and how
-    many lessons each query scope sees."""
+@dataclass
+class Channel:
+    """Which channels search used: the vector channel's status after the last query, how many
+    queries it ran for, the model, and how long indexing the corpus took."""
+
+    wanted: bool
+    reason: str = "not_configured"
+    detail: str = ""
+    model: str | None = None
+    ran: int = 0
+    fallbacks: dict[str, int] | None = None
+    index_s: float = 0.0
+
+
+def run(
+    corpus: Corpus, queries: Sequence[Query], store: str, *, vectors: bool = True, fusion: str = "score"
+) -> tuple[list[Outcome], list[str], dict[str, int], Channel]:
+    """Load the lessons into a fresh store, wait for their vectors, and measure; also the errors
+    memory reported, how many lessons each query scope sees, and how the vector channel fared."""
     errors: list[str] = []
+    channel = Channel(wanted=vectors)
+    weights = aa.Weights(fusion="rrf") if fusion == "rrf" else aa.Weights()
     with tempfile.TemporaryDirectory(prefix="afteraction-quality-") as tmp:
         target = ":memory:" if store == "memory" else str(Path(tmp) / "quality.db")
+        options: dict[str, Any] = {} if vectors else {"embedder": None}
         mem = aa.Memory.open(
-            target, clock=lambda: corpus.now, on_error=lambda exc, where: errors.append(f"{where}: {exc}")
+            target,
+            clock=lambda: corpus.now,
+            weights=weights,
+            on_error=lambda exc, where: errors.append(f"{where}: {exc}"),
+            **options,
         )
         try:
             added = mem.add_many(corpus.lessons)
             if added != len(corpus.lessons):
                 errors.append(f"add_many stored {added} of {len(corpus.lessons)} lessons")
+            start = time.perf_counter()
+            if not mem.wait_indexed(timeout=600):
+                errors.append("indexing did not finish within 600 s")
+            channel.index_s = time.perf_counter() - start
             seen = {}
             for query in queries:
                 key = _scope_label(query.scope)
                 if key not in seen:
                     seen[key] = len(mem.lessons(scope=query.scope, limit=1000))
-            outcomes = measure(mem, queries)
+            outcomes = measure(mem, queries, channel)
         finally:
             mem.close()
-    return outcomes, errors, seen
+    return outcomes, errors, seen, channel
 
 
 # -- report -----------------------------------------------------------------------------------
@@ -300,6 +337,20 @@ def facts() -> dict[str, Any]:
         "afteraction": aa.__version__,
         "platform": f"{platform.system()} {platform.machine()}",
     }
+
+
+def channels_text(channel: Channel, fusion: str) -> str:
+    """One line: which channels ran, with which model, and any fallback with its reason."""
+    if channel.ran == 0:
+        why = channel.detail or channel.reason
+        return f"text only (vector channel {channel.reason}: {why})"
+    line = (
+        f"text + vector ({channel.model}, fusion={fusion}) on {channel.ran} queries; "
+        f"corpus indexed in {channel.index_s:.1f} s"
+    )
+    if channel.fallbacks:
+        line += "; fell back to text: " + ", ".join(f"{n} × {reason}" for reason, n in channel.fallbacks.items())
+    return line
 
 
 def misses_of(row: Row) -> dict[str, bool]:
@@ -332,6 +383,7 @@ def table(table_rows: Sequence[Row], outcomes: Sequence[Outcome], corpus: Corpus
         f"targets (issue 3): R@1 ≥ {TARGET_R1:.2f} · MRR ≥ {TARGET_MRR:.2f} · answerable with no result ≤ "
         f"{MAX_NO_RESULT:.0%} · no-match given a block ≤ {MAX_GIVEN_BLOCK:.0%}   ('!' marks a miss)",
         REFERENCE,
+        f"search channels: {report['channels']}",
         f"reproduce: {report['command']}",
         "",
     ]
@@ -441,6 +493,10 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--store", choices=("sqlite", "memory"), default="sqlite", help="a temp SQLite file (default) or ':memory:'"
     )
+    parser.add_argument("--no-vectors", action="store_true", help="text search only (Memory(embedder=None))")
+    parser.add_argument(
+        "--fusion", choices=("score", "rrf"), default="score", help="Weights.fusion: how the two channels are ordered"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     parser.add_argument("--smoke", action="store_true", help=f"{SMOKE_PER_CATEGORY} queries per category")
     parser.add_argument("--show-misses", action="store_true", help="list the failed queries and what they got")
@@ -457,7 +513,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     queries = smoke_subset(corpus.queries) if args.smoke else corpus.queries
     print(f"bench_quality: {len(corpus.lessons)} lessons, {len(queries)} queries, {args.store} store", file=sys.stderr)
-    outcomes, errors, visible = run(corpus, queries, args.store)
+    outcomes, errors, visible, channel = run(
+        corpus, queries, args.store, vectors=not args.no_vectors, fusion=args.fusion
+    )
     table_rows = rows(outcomes)
     report: dict[str, Any] = {
         "facts": facts(),
@@ -467,6 +525,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "k": K,
         "targets": {"r1": TARGET_R1, "mrr": TARGET_MRR, "no_result": MAX_NO_RESULT, "given_block": MAX_GIVEN_BLOCK},
         "reference": REFERENCE,
+        "channels": channels_text(channel, args.fusion),
+        "channel": asdict(channel),
         "visible": visible,
         "rows": [{**asdict(row), "missed": [k for k, v in misses_of(row).items() if v]} for row in table_rows],
         "errors": errors[:20],

@@ -36,6 +36,7 @@ from afteraction.errors import (
 from afteraction.memory import Lesson, Memory, _log_error, _utc_now
 from afteraction.model import Experience, Hit, Scope, Status
 from afteraction.recorder import ErrorHandler
+from afteraction.vector_channel import ChannelStatus
 
 __all__ = ["RemoteMemory"]
 
@@ -104,6 +105,8 @@ class RemoteMemory(Memory):
         self.limits = limits
         self.block_options = block
         self._clock = clock
+        self._indexer = None  # the service indexes what it stores
+        self._last_status = ChannelStatus("not_configured", "a remote memory: the service runs both channels")
 
     def __repr__(self) -> str:
         return f"RemoteMemory({self.url!r})"  # never the key
@@ -197,7 +200,7 @@ class RemoteMemory(Memory):
     def export(self, tenant: str | None = None) -> Iterator[Experience]:
         raise ConfigError("export reads the whole store: run `afteraction export` where the service's database is")
 
-    def close(self) -> None:
+    def close(self, timeout: float = 0.0) -> None:
         self._http.close()
 
 

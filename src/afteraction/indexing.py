@@ -2,19 +2,25 @@
 
 ``index_experiences`` is the one path from records to stored vectors: background indexing
 after a write and ``afteraction reindex`` both go through it, so both keep the revision guard
-(``VectorStore.put_vectors`` drops a vector whose record has moved on).
+(``VectorStore.put_vectors`` drops a vector whose record has moved on). ``Indexer`` runs it
+in a background thread for ``Memory``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
 from afteraction.core.text import embedding_text
 from afteraction.embed.base import Checked
+from afteraction.errors import EmbedderError
 from afteraction.model import Experience
-from afteraction.store.base import StoredVector, VectorStore
+from afteraction.store.base import Store, StoredVector, VectorStore
+from afteraction.vector_channel import LazyEmbedder
 
-__all__ = ["index_experiences"]
+__all__ = ["IndexStore", "Indexer", "index_experiences"]
 
 
 def index_experiences(store: VectorStore, embedder: Checked, experiences: Sequence[Experience]) -> int:
@@ -29,3 +35,234 @@ def index_experiences(store: VectorStore, embedder: Checked, experiences: Sequen
             for experience, vector in zip(experiences, vectors, strict=True)
         ]
     )
+
+
+Key = tuple[str, str]
+
+
+class IndexStore(Store, VectorStore, Protocol):
+    """A store that keeps records and their vectors."""
+
+
+class Indexer:
+    """Background indexing: vectors for records after they commit, off the caller's thread.
+
+    One daemon worker thread embeds queued records in batches of ``batch_size`` through
+    ``index_experiences`` (so the revision guard holds). The queue keeps the newest revision of
+    each record and holds at most ``max_pending``; past that, records are dropped from the queue
+    and found again by the backfill. The backfill pages through ``missing_vectors`` (records
+    written before, by another process, or dropped from the queue) when the queue is empty: at
+    start and after an overflow. A record that failed is not tried again in the same pass, only
+    at a new revision or by the next process's backfill. The worker thread ends when there is
+    nothing to do and starts again with the next write, so an idle ``Memory`` holds no thread
+    (records another process writes are indexed by that process).
+
+    A record whose vector was not stored because it changed meanwhile is read again and queued
+    at its new revision. Failures (the embedder raises, returns bad vectors, or takes longer
+    than ``embed_timeout`` seconds; the store fails) go to ``report`` and never stop the worker;
+    a failed batch is retried record by record so one bad record does not cost its neighbours.
+    """
+
+    def __init__(
+        self,
+        store: IndexStore,
+        embedder: LazyEmbedder,
+        *,
+        report: Callable[[BaseException, str], None],
+        batch_size: int = 32,
+        max_pending: int = 10_000,
+        embed_timeout: float = 60.0,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.report = report
+        self.batch_size = batch_size
+        self.max_pending = max_pending
+        self.embed_timeout = embed_timeout
+        self.indexed = 0
+        self.failed = 0
+        self._pending: dict[Key, Experience] = {}
+        self._failed: dict[Key, int] = {}  # revisions that failed, not tried again by a pass
+        self._cond = threading.Condition()
+        self._busy = False
+        self._backfill = True  # a pass is due
+        self._cursor: Key | None = None
+        self._closing = False
+        self._disabled = False
+        self._thread: threading.Thread | None = None
+
+    # -- the caller's side --------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the worker unless it runs: it loads the embedder, then works until idle."""
+        with self._cond:
+            if self._thread is None and not self._closing:
+                self._thread = threading.Thread(target=self._work, name="afteraction-indexer", daemon=True)
+                self._thread.start()
+
+    def enqueue(self, experiences: Iterable[Experience]) -> None:
+        """Queue records for embedding at their current revision; never blocks on embedding."""
+        with self._cond:
+            if self._closing or self._disabled:
+                return
+            for experience in experiences:
+                key = (experience.scope.tenant, experience.id)
+                queued = self._pending.get(key)
+                if queued is not None and queued.revision >= experience.revision:
+                    continue
+                if queued is None and len(self._pending) >= self.max_pending:
+                    self._backfill = True  # found again by the next pass
+                    self._cursor = None
+                    continue
+                self._pending[key] = experience
+            self._cond.notify_all()
+        self.start()
+
+    @property
+    def pending(self) -> int:
+        with self._cond:
+            return len(self._pending)
+
+    def _idle(self) -> bool:
+        return self._disabled or (not self._pending and not self._busy and not self._backfill)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until every queued record is indexed (or failed) and the backfill pass is done;
+        True when that happened within ``timeout`` seconds."""
+        self.start()
+        with self._cond:
+            return self._cond.wait_for(self._idle, timeout)
+
+    def close(self, timeout: float = 2.0) -> bool:
+        """Let the worker finish what is queued within ``timeout`` seconds, then stop it. True
+        when the queue was drained."""
+        with self._cond:
+            thread = self._thread
+            drained = self._cond.wait_for(lambda: self._disabled or (not self._pending and not self._busy), timeout)
+            self._closing = True
+            self._pending.clear()
+            self._cond.notify_all()
+        if thread is not None:
+            thread.join(max(0.0, min(timeout, 0.1)))
+        return drained
+
+    # -- the worker ---------------------------------------------------------------------
+
+    def _work(self) -> None:
+        try:
+            embedder = self.embedder.get(wait=None)
+        except Exception as exc:
+            self.report(exc, "index")
+            with self._cond:
+                self._disabled = True
+                self._pending.clear()
+                self._cond.notify_all()
+            return
+        while True:
+            with self._cond:
+                if self._closing or (not self._pending and not self._backfill):
+                    self._thread = None  # the next enqueue starts another
+                    self._cond.notify_all()
+                    return
+                batch = self._take()
+                self._busy = True
+            try:
+                if batch is None:
+                    batch = self._next_missing(embedder)
+                if batch:
+                    self._index(embedder, batch)
+            except Exception as exc:  # a store failure: reported, the worker goes on
+                self.report(exc, "index")
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+
+    def _take(self) -> list[Experience] | None:
+        if not self._pending:
+            return None
+        keys = list(itertools.islice(self._pending, self.batch_size))
+        return [self._pending.pop(key) for key in keys]
+
+    def _next_missing(self, embedder: Checked) -> list[Experience]:
+        """The next page of the backfill pass (records already queued left to the queue)."""
+        found = self.store.missing_vectors(embedder.model_id, limit=self.batch_size, after=self._cursor)
+        with self._cond:
+            if not found:
+                self._backfill = False
+                self._cursor = None
+                return []
+            last = found[-1]
+            self._cursor = (last.scope.tenant, last.id)
+            return [
+                e
+                for e in found
+                if (key := (e.scope.tenant, e.id)) not in self._pending and self._failed.get(key) != e.revision
+            ]
+
+    def _index(self, embedder: Checked, batch: list[Experience]) -> None:
+        try:
+            stored = self._embed_and_store(embedder, batch)
+        except EmbedderError as exc:
+            if len(batch) == 1 or "took over" in str(exc):
+                self._failures(batch, [exc])
+                return
+            errors = []  # isolate the records at fault; report the first error only
+            for one in batch:
+                try:
+                    stored = self._embed_and_store(embedder, [one])
+                except EmbedderError as error:
+                    errors.append(error)
+                    self._failures([one], [])
+                    continue
+                self._done([one], stored)
+            if errors:
+                more = f" (and {len(errors) - 1} more records of that batch)" if len(errors) > 1 else ""
+                self.report(EmbedderError(f"{errors[0]}{more}"), "index")
+            return
+        self._done(batch, stored)
+
+    def _done(self, batch: list[Experience], stored: int) -> None:
+        self.indexed += stored
+        if stored < len(batch):
+            self._requeue_changed(batch)
+
+    def _failures(self, batch: list[Experience], errors: list[EmbedderError]) -> None:
+        self.failed += len(batch)
+        with self._cond:
+            if len(self._failed) > self.max_pending:
+                self._failed.clear()
+            self._failed.update(((e.scope.tenant, e.id), e.revision) for e in batch)
+        for error in errors:
+            self.report(error, "index")
+
+    def _embed_and_store(self, embedder: Checked, batch: list[Experience]) -> int:
+        result: list[int | BaseException] = []
+
+        def run() -> None:
+            try:
+                result.append(index_experiences(self.store, embedder, batch))
+            except BaseException as exc:  # handed to the worker below
+                result.append(exc)
+
+        thread = threading.Thread(target=run, name="afteraction-embed", daemon=True)
+        thread.start()
+        thread.join(self.embed_timeout)
+        if not result:
+            raise EmbedderError(
+                f"embedder {embedder.model_id!r} took over {self.embed_timeout:g} s for {len(batch)} records"
+            )
+        outcome = result[0]
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
+
+    def _requeue_changed(self, batch: list[Experience]) -> None:
+        """Records that moved on while they were embedded: queue them at their new revision."""
+        newer = []
+        for experience in batch:
+            current = self.store.get(experience.scope, experience.id)
+            if current is not None and current.revision != experience.revision:
+                newer.append(current)
+        if newer:
+            self.enqueue(newer)

