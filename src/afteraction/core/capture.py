@@ -1,5 +1,5 @@
-"""Capture: one place that makes a run safe to keep, whichever way it was recorded
-(the recorder's calls, or a run assembled from events).
+"""Capture: one place that makes a run (and an ingested event) safe to keep, whichever way it
+was recorded (the recorder's calls, a run assembled from events, an event sent to the service).
 
 Secrets are scrubbed, argument values kept only when allowed, every value cut at the limits.
 Problems that lose a value (a tool argument that is not JSON) are returned, not raised, so a
@@ -16,9 +16,9 @@ from typing import Any
 
 from afteraction.core.sanitize import Limits, cut_text, sanitize, sanitize_args, scrub_text
 from afteraction.errors import ValidationError
-from afteraction.model import Attempt, Run, ToolCall
+from afteraction.model import Attempt, Event, Run, ToolCall
 
-__all__ = ["clean_call", "clean_env", "clean_run", "clean_task", "clean_text"]
+__all__ = ["clean_call", "clean_env", "clean_event", "clean_run", "clean_task", "clean_text"]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _ENV_VALUE = 200
@@ -131,3 +131,24 @@ def clean_run(run: Run, *, allow: Collection[str] = (), limits: Limits) -> tuple
         evidence=evidence,
     )
     return clean, problems
+
+
+def clean_event(event: Event, limits: Limits) -> Event:
+    """An event as the service stores it: its payload, subject, labels and extensions sanitized
+    (secret-named keys ``[REDACTED]`` at any depth, secrets in strings redacted, sizes cut at
+    ``limits``), its envelope (ids, times, types) as sent. Raises ValidationError naming the field
+    of a value that is not JSON. The signature is kept as received: it was verified before this
+    and no longer matches once something was redacted, which is the point."""
+    payload = sanitize(dict(event.payload), field="payload", limits=limits)
+    changes: dict[str, Any] = {}
+    if payload != event.payload:
+        changes["payload"] = payload
+    if event.subject is not None and (subject := clean_text(event.subject, limits)) != event.subject:
+        changes["subject"] = subject
+    if event.labels is not None and (labels := clean_env(event.labels)) != dict(event.labels):
+        changes["labels"] = labels
+    if event.extensions is not None:
+        extensions = sanitize(dict(event.extensions), field="extensions", limits=limits)
+        if extensions != event.extensions:
+            changes["extensions"] = extensions
+    return replace(event, **changes) if changes else event

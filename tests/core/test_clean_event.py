@@ -1,0 +1,75 @@
+"""clean_event: what the service stores of an ingested event — secrets never, sizes bounded,
+the envelope as sent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from afteraction.core.capture import clean_event
+from afteraction.core.sanitize import LIMITS, Limits
+from afteraction.errors import ValidationError
+from afteraction.model import Event
+
+
+def event(**changes: Any) -> Event:
+    return Event.from_dict(
+        {
+            "specversion": "0.2.0",
+            "id": "evt-1",
+            "time": "2026-01-01T10:00:00+02:00",
+            "source": "agent://deployer",
+            "type": "tool.called",
+            "session_id": "ses-1",
+            "trace_id": "trc-1",
+            "payload": {"tool_name": "deploy", "arguments": {"region": "eu"}},
+            **changes,
+        }
+    )
+
+
+def test_a_clean_event_is_kept_as_it_is() -> None:
+    original = event()
+    assert clean_event(original, LIMITS) is original
+
+
+def test_secrets_are_redacted_wherever_they_are() -> None:
+    dirty = event(
+        payload={
+            "tool_name": "deploy",
+            "arguments": {"api_key": "sk-live-0123456789abcdef0123", "nested": [{"password": "hunter2"}]},
+            "output": "connected with Bearer abcdefghijklmnopqrstuvwxyz0123456789",
+        },
+        subject="token=ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
+        labels={"env": "prod", "owner": "Authorization: Basic dXNlcjpwYXNzd29yZA=="},
+        extensions={"client_secret": "abc123def456"},
+    )
+    clean = clean_event(dirty, LIMITS)
+    text = repr(clean.to_dict())
+    for secret in (
+        "sk-live-0123456789abcdef0123",
+        "hunter2",
+        "abcdefghijklmnopqrstuvwxyz0123456789",
+        "ghp_0123",
+        "dXNlcjpw",
+        "abc123def456",
+    ):
+        assert secret not in text, secret
+    assert clean.payload["arguments"]["api_key"] == "[REDACTED]"
+    assert clean.payload["tool_name"] == "deploy"  # ordinary values stay
+    assert (clean.id, clean.time, clean.type, clean.session_id) == (dirty.id, dirty.time, dirty.type, dirty.session_id)
+    assert clean.instant == dirty.instant
+
+
+def test_sizes_are_cut_at_the_limits() -> None:
+    clean = clean_event(event(payload={"output": "x" * 5000}), Limits(max_string=100))
+    assert len(clean.payload["output"]) < 200 and "cut" in clean.payload["output"]
+
+
+def test_a_value_that_is_not_json_is_named() -> None:
+    weird = event()
+    object.__setattr__(weird, "payload", {"arguments": {"when": {1, 2}}})
+    with pytest.raises(ValidationError) as caught:
+        clean_event(weird, LIMITS)
+    assert caught.value.field == "payload.arguments.when"
