@@ -80,7 +80,11 @@ def test_a_blank_database_migrates_to_the_expected_schema(tmp_path: Path) -> Non
     assert columns == EXPECTED_COLUMNS
     assert listing == EXPECTED_LISTING_INDEX
     assert unique == ["tenant", "id"]
-    assert applied == [m.__name__ for m in MIGRATIONS] == ["m001_experiences", "m002_search", "m003_events"]
+    assert (
+        applied
+        == [m.__name__ for m in MIGRATIONS]
+        == ["m001_experiences", "m002_search", "m003_events", "m005_event_reads"]
+    )
     assert pragma(path, "user_version") == len(MIGRATIONS)
     assert pragma(path, "application_id") == APPLICATION_ID
 
