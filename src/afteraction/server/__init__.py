@@ -9,6 +9,7 @@ from __future__ import annotations
 from afteraction.errors import ConfigError
 
 try:
+    import msgspec  # noqa: F401
     import starlette  # noqa: F401
     import uvicorn  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised by tests/test_slim.py in a subprocess

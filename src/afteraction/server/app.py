@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import uvicorn
 from starlette.applications import Starlette
@@ -17,12 +19,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from afteraction.errors import AfterActionError, ConfigError, ValidationError
-from afteraction.server import ingest, reads
+from afteraction.server import export, ingest, metrics, reads
+from afteraction.server.committer import Committer
 from afteraction.server.common import Limits, Problem, Service, TenantResolver, error_body, json
 from afteraction.server.cursor import Cursors
-from afteraction.store import open_store
-from afteraction.store.sqlite import SQLiteStore
-from afteraction.store.sqlite_events import SQLiteEvents
+from afteraction.store.events import EventStore, open_events
 
 __all__ = ["DEV_TENANT", "Limits", "TenantResolver", "create_app", "is_loopback", "serve"]
 
@@ -67,17 +68,29 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
 
 
 def create_app(
-    events: SQLiteEvents,
+    events: EventStore,
     *,
     tenant: TenantResolver = dev_tenant,
     cursor_key: bytes | None = None,
     limits: Limits | None = None,
 ) -> Starlette:
     """The app over an event store. ``tenant`` decides each request's tenant (development mode:
-    always ``dev``); ``cursor_key`` signs page cursors (default: a key made per process)."""
-    service = Service(events, tenant, Cursors(cursor_key), limits or Limits())
+    always ``dev``); ``cursor_key`` signs page cursors (default: a key made per process).
+    Ingested events are stored by one writer thread (group commit), stopped at shutdown."""
+    writer = Committer(events)
+    service = Service(events, tenant, Cursors(cursor_key), limits or Limits(), writer, metrics.Metrics())
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            writer.close()
+            log.info("afteraction server: %d requests stored in %d transactions", writer.requests, writer.transactions)
+
     return Starlette(
-        routes=[*ingest.routes(service), *reads.routes(service)],
+        routes=[*ingest.routes(service), *reads.routes(service), *export.routes(service), *metrics.routes(service)],
+        lifespan=lifespan,
         exception_handlers={
             Problem: _problem,
             AfterActionError: _afteraction_error,
@@ -96,15 +109,6 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def open_events(db: str) -> SQLiteEvents:
-    """The event store in the SQLite file ``db`` (this slice stores events in SQLite only)."""
-    store = open_store(db)
-    if not isinstance(store, SQLiteStore):
-        store.close()
-        raise ConfigError(f"--db {db!r}: the server stores events in an SQLite file for now; give a file path")
-    return SQLiteEvents(store)
-
-
 def serve(db: str, *, host: str, port: int, dev: bool) -> None:
     """Run the service until interrupted. Only development mode exists in this slice."""
     if not dev:
@@ -113,9 +117,9 @@ def serve(db: str, *, host: str, port: int, dev: bool) -> None:
         )
     if not is_loopback(host):
         raise ConfigError(f"--dev runs without API keys, so only on a loopback address; got --host {host!r}")
-    events = open_events(db)
+    events = open_events(db, checkpoint_every=1.0)
     try:
         config = uvicorn.Config(create_app(events), host=host, port=port, server_header=False, access_log=False)
         uvicorn.Server(config).run()
     finally:
-        events.store.close()
+        events.close()
