@@ -243,3 +243,23 @@ def test_row_level_security_hides_and_refuses_other_tenants_rows(pg_url: str) ->
         db.rollback()
         db.execute("SELECT set_config('afteraction.tenant', 'a', false)")
         assert db.execute("SELECT count(*) FROM afteraction_events").fetchone() == (1,)
+
+
+def test_sqlite_trees_workflows_and_ranges_read_by_index_never_by_scan(tmp_path: Path) -> None:
+    store = SQLiteEvents(SQLiteStore(tmp_path / "e.db"))
+    store.add_many("a", [event(f"e{i}", session=f"s{i}", parent="s0") for i in range(50)])
+    run: list[str] = []
+    with store.store._reading() as db:
+        db.set_trace_callback(run.append)  # the statements as run, parameters bound
+    assert tree(store, "a", "s0") is not None
+    assert workflow(store, "a", "t1") is not None
+    assert store.events("a", None, limit=10, start=0, end=micros(event("x").instant)) == []
+    with store.store._reading() as db:
+        db.set_trace_callback(None)
+        selects = [sql for sql in run if sql.lstrip().upper().startswith("SELECT")]
+        assert len(selects) >= 4
+        for sql in selects:
+            plan = " | ".join(row[3] for row in db.execute(f"EXPLAIN QUERY PLAN {sql}"))
+            # an index narrowed by more than the tenant: never every session or event of the tenant
+            assert plan.startswith("SEARCH") and "(tenant=? AND " in plan and "SCAN" not in plan, (sql, plan)
+    store.close()
