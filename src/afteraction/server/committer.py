@@ -19,6 +19,7 @@ import threading
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
+from typing import Any
 
 from afteraction.model import Event
 from afteraction.store.events import EventStore
@@ -41,6 +42,11 @@ def _answer(future: asyncio.Future[list[bool]], result: list[bool] | BaseExcepti
         future.set_exception(result)
     else:
         future.set_result(result)
+
+
+def _answer_all(pairs: list[tuple[asyncio.Future[list[bool]], Any]]) -> None:
+    for future, result in pairs:
+        _answer(future, result)
 
 
 class Committer:
@@ -109,9 +115,12 @@ class Committer:
             results: Sequence[list[bool] | BaseException] = self.store.add_groups([(j.tenant, j.events) for j in jobs])
         except Exception as exc:
             results = [exc] if len(jobs) == 1 else [self._alone(job) for job in jobs]
+        answers: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[list[bool]], Any]]] = {}
         for job, result in zip(jobs, results, strict=True):
+            answers.setdefault(job.loop, []).append((job.future, result))
+        for loop, pairs in answers.items():  # one wake-up of each event loop per transaction
             with suppress(RuntimeError):  # the loop closed: nobody is waiting any more
-                job.loop.call_soon_threadsafe(_answer, job.future, result)
+                loop.call_soon_threadsafe(_answer_all, pairs)
 
     def _alone(self, job: _Job) -> list[bool] | BaseException:
         try:
