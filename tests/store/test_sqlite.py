@@ -39,13 +39,16 @@ def filled(path: Path, n: int = 200) -> SQLiteStore:
 
 EXPECTED_SCHEMA = [
     ("index", "events_session_at"),
+    ("index", "events_tenant_at"),
     ("index", "experiences_scope_created"),
     ("index", "sessions_parent"),
     ("index", "sessions_started"),
+    ("index", "sessions_trace"),
     ("index", "sqlite_autoindex__afteraction_migrations_1"),
     ("index", "sqlite_autoindex_events_1"),
     ("index", "sqlite_autoindex_experiences_1"),
     ("table", "_afteraction_migrations"),
+    ("table", "event_counts"),
     ("table", "events"),
     ("table", "experiences"),
     ("table", "experiences_fts"),
