@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol, runtime_checkable
@@ -36,6 +37,7 @@ __all__ = [
     "MAX_TREE_SESSIONS",
     "EventStore",
     "Session",
+    "SessionReader",
     "SessionRow",
     "Stats",
     "StoredEvent",
@@ -132,6 +134,21 @@ class Stats:
         return sum(self.by_type.values())
 
 
+class SessionReader(Protocol):
+    """One tenant's session lookups in one read (one transaction, or the SQLite lock): a walk
+    over a tree or a workflow sees one state and costs one connection, not one per level."""
+
+    def session(self, id: str) -> Session | None: ...
+
+    def children(self, parents: Sequence[str], *, limit: int) -> list[Session]:
+        """Sessions whose parent is one of ``parents`` (at most ``limit``), by start then id."""
+        ...
+
+    def trace(self, trace_id: str, *, limit: int) -> list[Session]:
+        """The sessions of a trace (at most ``limit``), by start then id."""
+        ...
+
+
 @runtime_checkable
 class EventStore(Protocol):
     def add_groups(self, groups: Sequence[tuple[str, Sequence[Event]]]) -> list[list[bool]]:
@@ -141,6 +158,10 @@ class EventStore(Protocol):
 
     def add_many(self, tenant: str, events: Sequence[Event]) -> list[bool]:
         """``add_groups`` of one group."""
+        ...
+
+    def reading(self, tenant: str) -> AbstractContextManager[SessionReader]:
+        """A ``SessionReader`` of ``tenant`` for the duration of the block."""
         ...
 
     def session(self, tenant: str, id: str) -> Session | None: ...
@@ -274,7 +295,12 @@ def fresh(events: Sequence[Event], stored: set[str]) -> list[bool]:
 def tree(store: EventStore, tenant: str, id: str) -> tuple[Tree, bool] | None:
     """The session ``id`` and its descendants, and whether a cap cut the walk; None when the
     session is unknown. Breadth first, one indexed lookup per level, each session once."""
-    root = store.session(tenant, id)
+    with store.reading(tenant) as reader:
+        return _walk(reader, id)
+
+
+def _walk(reader: SessionReader, id: str) -> tuple[Tree, bool] | None:
+    root = reader.session(id)
     if root is None:
         return None
     visited = {root.id}
@@ -283,7 +309,7 @@ def tree(store: EventStore, tenant: str, id: str) -> tuple[Tree, bool] | None:
     truncated = False
     for _depth in range(MAX_TREE_DEPTH):
         room = MAX_TREE_SESSIONS - len(visited)
-        found = store.children(tenant, level, limit=room + 1) if room > 0 else []
+        found = reader.children(level, limit=room + 1) if room > 0 else []
         level = []
         for child in found:
             if child.id in visited:
@@ -298,7 +324,7 @@ def tree(store: EventStore, tenant: str, id: str) -> tuple[Tree, bool] | None:
         if not level:
             break
     else:
-        truncated = bool(store.children(tenant, level, limit=1))
+        truncated = bool(reader.children(level, limit=1))
     return _build(root, children), truncated
 
 
@@ -306,7 +332,8 @@ def workflow(store: EventStore, tenant: str, trace_id: str) -> tuple[list[Tree],
     """The sessions of a trace as a forest, and whether the cap cut it; None when the trace is
     unknown. Roots are the sessions whose parent is not in the trace; sessions left over (a
     loop of parents) hang from the earliest of them. Each session appears once."""
-    found = store.trace(tenant, trace_id, limit=MAX_TREE_SESSIONS + 1)
+    with store.reading(tenant) as reader:
+        found = reader.trace(trace_id, limit=MAX_TREE_SESSIONS + 1)
     if not found:
         return None
     truncated = len(found) > MAX_TREE_SESSIONS

@@ -13,7 +13,8 @@ concurrent writers take their row locks in the same order. The rules it keeps ar
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -22,6 +23,7 @@ from afteraction.errors import StoreError
 from afteraction.model import Event
 from afteraction.store.events import (
     Session,
+    SessionReader,
     Stats,
     StoredEvent,
     by_tenant,
@@ -62,6 +64,32 @@ _RETRIES = 3  # a deadlock or serialization failure between replicas is retried
 
 def _data(event: Event) -> str:
     return json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+
+class _Reader:
+    """Session lookups of one tenant in one transaction (one round trip each, one view for a walk)."""
+
+    def __init__(self, cur: psycopg.Cursor[tuple[Any, ...]], tenant: str) -> None:
+        self._cur, self._tenant = cur, tenant
+
+    def _sessions(self, sql: str, params: Sequence[Any]) -> list[Session]:
+        self._cur.execute(sql, params)
+        return [Session(*row) for row in self._cur.fetchall()]
+
+    def session(self, id: str) -> Session | None:
+        found = self._sessions(f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s AND id = %s", (self._tenant, id))
+        return found[0] if found else None
+
+    def children(self, parents: Sequence[str], *, limit: int) -> list[Session]:
+        sql = (
+            f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s AND parent_session_id = ANY(%s) "
+            "ORDER BY started_at, id LIMIT %s"
+        )
+        return self._sessions(sql, (self._tenant, list(parents), limit))
+
+    def trace(self, trace_id: str, *, limit: int) -> list[Session]:
+        sql = f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s AND trace_id = %s ORDER BY started_at, id LIMIT %s"
+        return self._sessions(sql, (self._tenant, trace_id, limit))
 
 
 class PostgresEvents:
@@ -123,9 +151,14 @@ class PostgresEvents:
             cur.execute(sql, params)
             return cur.fetchall()
 
+    @contextmanager
+    def reading(self, tenant: str) -> Iterator[SessionReader]:
+        with self.store._transaction(tenant) as cur:
+            yield _Reader(cur, tenant)
+
     def session(self, tenant: str, id: str) -> Session | None:
-        rows = self._rows(tenant, f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s AND id = %s", (tenant, id))
-        return Session(*rows[0]) if rows else None
+        with self.reading(tenant) as reader:
+            return reader.session(id)
 
     def sessions(self, tenant: str, *, limit: int, before: tuple[int, str] | None = None) -> list[Session]:
         sql = f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s"
@@ -137,15 +170,12 @@ class PostgresEvents:
         return [Session(*row) for row in self._rows(tenant, sql, (*params, limit))]
 
     def children(self, tenant: str, parents: Sequence[str], *, limit: int) -> list[Session]:
-        sql = (
-            f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s AND parent_session_id = ANY(%s) "
-            "ORDER BY started_at, id LIMIT %s"
-        )
-        return [Session(*row) for row in self._rows(tenant, sql, (tenant, list(parents), limit))]
+        with self.reading(tenant) as reader:
+            return reader.children(parents, limit=limit)
 
     def trace(self, tenant: str, trace_id: str, *, limit: int) -> list[Session]:
-        sql = f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s AND trace_id = %s ORDER BY started_at, id LIMIT %s"
-        return [Session(*row) for row in self._rows(tenant, sql, (tenant, trace_id, limit))]
+        with self.reading(tenant) as reader:
+            return reader.trace(trace_id, limit=limit)
 
     def events(
         self,

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Sequence
-from contextlib import closing, suppress
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from afteraction.store.events import (
     MAX_TREE_DEPTH,
     MAX_TREE_SESSIONS,
     Session,
+    SessionReader,
     Stats,
     StoredEvent,
     Tree,
@@ -86,6 +87,37 @@ class _Checkpointer:
     def close(self) -> None:
         self._stop.set()
         self._thread.join()
+
+
+class _Reader:
+    """Session lookups of one tenant under the store's lock (one consistent view for a walk)."""
+
+    def __init__(self, db: sqlite3.Connection, tenant: str) -> None:
+        self._db, self._tenant = db, tenant
+
+    def session(self, id: str) -> Session | None:
+        found = self._db.execute(f"SELECT {_COLUMNS} FROM sessions WHERE tenant = ? AND id = ?", (self._tenant, id))
+        values = found.fetchone()
+        return None if values is None else Session(*values)
+
+    def children(self, parents: Sequence[str], *, limit: int) -> list[Session]:
+        # By the parent index: without statistics the planner would rather walk the tenant's
+        # sessions in start order (no sort needed), which grows with every session stored.
+        found: list[Session] = []
+        for start in range(0, len(parents), _CHUNK):
+            chunk = parents[start : start + _CHUNK]
+            sql = (
+                f"SELECT {_COLUMNS} FROM sessions INDEXED BY sessions_parent "
+                f"WHERE tenant = ? AND parent_session_id IN ({', '.join('?' * len(chunk))}) "
+                "ORDER BY started_at, id LIMIT ?"
+            )
+            found.extend(Session(*row) for row in self._db.execute(sql, (self._tenant, *chunk, limit)))
+        found.sort(key=lambda session: (session.started_at, session.id))
+        return found[:limit]
+
+    def trace(self, trace_id: str, *, limit: int) -> list[Session]:
+        sql = f"SELECT {_COLUMNS} FROM sessions WHERE tenant = ? AND trace_id = ? ORDER BY started_at, id LIMIT ?"
+        return [Session(*row) for row in self._db.execute(sql, (self._tenant, trace_id, limit))]
 
 
 class SQLiteEvents:
@@ -154,11 +186,14 @@ class SQLiteEvents:
 
     # reads
 
-    def session(self, tenant: str, id: str) -> Session | None:
+    @contextmanager
+    def reading(self, tenant: str) -> Iterator[SessionReader]:
         with self.store._reading() as db:
-            found = db.execute(f"SELECT {_COLUMNS} FROM sessions WHERE tenant = ? AND id = ?", (tenant, id))
-            values = found.fetchone()
-        return None if values is None else Session(*values)
+            yield _Reader(db, tenant)
+
+    def session(self, tenant: str, id: str) -> Session | None:
+        with self.reading(tenant) as reader:
+            return reader.session(id)
 
     def sessions(self, tenant: str, *, limit: int, before: tuple[int, str] | None = None) -> list[Session]:
         sql = f"SELECT {_COLUMNS} FROM sessions WHERE tenant = ?"
@@ -172,25 +207,12 @@ class SQLiteEvents:
         return [Session(*found) for found in rows]
 
     def children(self, tenant: str, parents: Sequence[str], *, limit: int) -> list[Session]:
-        # By the parent index: without statistics the planner would rather walk the tenant's
-        # sessions in start order (no sort needed), which grows with every session stored.
-        found: list[Session] = []
-        with self.store._reading() as db:
-            for start in range(0, len(parents), _CHUNK):
-                chunk = parents[start : start + _CHUNK]
-                sql = (
-                    f"SELECT {_COLUMNS} FROM sessions INDEXED BY sessions_parent "
-                    f"WHERE tenant = ? AND parent_session_id IN ({', '.join('?' * len(chunk))}) "
-                    "ORDER BY started_at, id LIMIT ?"
-                )
-                found.extend(Session(*row) for row in db.execute(sql, (tenant, *chunk, limit)))
-        found.sort(key=lambda session: (session.started_at, session.id))
-        return found[:limit]
+        with self.reading(tenant) as reader:
+            return reader.children(parents, limit=limit)
 
     def trace(self, tenant: str, trace_id: str, *, limit: int) -> list[Session]:
-        sql = f"SELECT {_COLUMNS} FROM sessions WHERE tenant = ? AND trace_id = ? ORDER BY started_at, id LIMIT ?"
-        with self.store._reading() as db:
-            return [Session(*row) for row in db.execute(sql, (tenant, trace_id, limit))]
+        with self.reading(tenant) as reader:
+            return reader.trace(trace_id, limit=limit)
 
     def events(
         self,
