@@ -59,8 +59,11 @@ _UPSERT_COUNT = (
 _COLUMNS = "id, trace_id, parent_session_id, source, started_at, ended_at, events"
 
 
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # made once, not per event
+
+
 def _data(event: Event) -> str:
-    return json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":"))
+    return _encode(event.to_dict())
 
 
 class _Checkpointer:
