@@ -11,8 +11,7 @@ from starlette.requests import Request
 from starlette.testclient import TestClient
 
 from afteraction.server import DEV_TENANT, Limits, create_app
-from afteraction.store.sqlite import SQLiteStore
-from afteraction.store.sqlite_events import SQLiteEvents
+from afteraction.store.events import EventStore, open_events
 
 LIMITS = Limits(event_bytes=64 * 1024, batch_bytes=256 * 1024, batch_events=100, page=50)
 
@@ -22,14 +21,14 @@ def tenant_from_header(request: Request) -> str:
 
 
 @pytest.fixture
-def events(tmp_path: Path) -> Iterator[SQLiteEvents]:
-    found = SQLiteEvents(SQLiteStore(tmp_path / "server.db"))
+def events(tmp_path: Path) -> Iterator[EventStore]:
+    found = open_events(str(tmp_path / "server.db"))
     yield found
-    found.store.close()
+    found.close()
 
 
 @pytest.fixture
-def client(events: SQLiteEvents) -> Iterator[TestClient]:
+def client(events: EventStore) -> Iterator[TestClient]:
     app = create_app(events, tenant=tenant_from_header, limits=LIMITS)
     with TestClient(app, raise_server_exceptions=False) as found:
         yield found

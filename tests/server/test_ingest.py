@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.testclient import TestClient
 
 from afteraction.server import create_app
-from afteraction.store.sqlite_events import SQLiteEvents
+from afteraction.store.events import EventStore
 from tests.conftest import CONFORMANCE
 from tests.server.conftest import LIMITS
 
@@ -194,7 +194,7 @@ def test_a_batch_item_that_is_not_an_object_is_named_by_its_index(client: TestCl
     assert answer.json()["results"][1]["errors"][0]["field"] == "events[1]"
 
 
-def test_an_unexpected_failure_is_a_json_500_without_a_traceback(events: SQLiteEvents) -> None:
+def test_an_unexpected_failure_is_a_json_500_without_a_traceback(events: EventStore) -> None:
     def broken(request: Request) -> str:
         raise RuntimeError("secret detail")
 

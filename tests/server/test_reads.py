@@ -147,3 +147,84 @@ def test_odd_session_ids_in_the_path_are_4xx_json(client: TestClient, path: str)
     answer = client.get(path)
     assert 400 <= answer.status_code < 500
     assert answer.json()["errors"][0]["message"]
+
+
+def test_a_session_events_filtered_by_type_and_text(client: TestClient) -> None:
+    post_stream(client)
+    tools = client.get(f"/sessions/{TRAVEL}/events", params=[("type", "tool.called"), ("type", "error.raised")])
+    assert [e["type"] for e in tools.json()["events"]] == ["tool.called", "tool.called", "error.raised"]
+    everything = client.get(f"/sessions/{TRAVEL}/events").json()["events"]
+    word = "weather"
+    expected = [e["id"] for e in everything if word in json.dumps(e["payload"]).lower()]
+    assert expected, "the stream's travel session mentions the weather"
+    found = client.get(f"/sessions/{TRAVEL}/events", params={"q": word.upper()}).json()
+    assert [e["id"] for e in found["events"]] == expected
+    both = client.get(f"/sessions/{TRAVEL}/events", params={"q": word, "type": "tool.result"}).json()
+    assert [e["id"] for e in both["events"]] == [
+        e["id"] for e in everything if e["id"] in expected and e["type"] == "tool.result"
+    ]
+    assert client.get(f"/sessions/{TRAVEL}/events", params={"q": "no such words anywhere"}).json()["events"] == []
+
+
+def test_text_filter_pages_with_cursors(client: TestClient) -> None:
+    for i in range(6):
+        client.post(
+            "/events", json=event(f"e{i}", time=f"2026-01-01T00:00:0{i}Z", payload={"n": "hit" if i % 2 else "x"})
+        )
+    first = client.get("/sessions/ses-1/events", params={"q": "hit", "limit": 2}).json()
+    assert [e["id"] for e in first["events"]] == ["e1", "e3"]
+    rest = client.get("/sessions/ses-1/events", params={"q": "hit", "cursor": first["next_cursor"]}).json()
+    assert [e["id"] for e in rest["events"]] == ["e5"] and rest["next_cursor"] is None
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [({"type": "tool.exploded"}, "type"), ({"q": ""}, "q"), ({"q": "x" * 257}, "q"), ({"cursor": "x.y"}, "cursor")],
+)
+def test_bad_event_filters_are_400_naming_them(client: TestClient, params: dict[str, str], field: str) -> None:
+    client.post("/events", json=event())
+    answer = client.get("/sessions/ses-1/events", params=params)
+    assert answer.status_code == 400
+    assert answer.json()["errors"][0]["field"] == field
+
+
+def test_a_workflow_is_its_trace_as_a_tree(client: TestClient) -> None:
+    post_stream(client)
+    found = client.get("/workflows/trc_26a4693480a34af6")
+    assert found.status_code == 200
+    body = found.json()
+    assert body["truncated"] is False
+    shape = [(s["session_id"], [c["session_id"] for c in s["children"]]) for s in body["sessions"]]
+    assert shape == [(TRIP, [TRIAGE, TRAVEL])]
+    assert client.get("/workflows/no-such-trace").status_code == 404
+    assert client.get("/workflows/trc_26a4693480a34af6", headers={"x-test-tenant": "other"}).status_code == 404
+
+
+def test_a_workflow_with_a_loop_and_a_self_parent_answers_promptly(client: TestClient) -> None:
+    client.post("/events", json=event("x", session_id="self", parent_session_id="self", trace_id="loop"))
+    client.post("/events", json=event("p", session_id="p", parent_session_id="q", trace_id="loop"))
+    client.post("/events", json=event("q", session_id="q", parent_session_id="p", trace_id="loop"))
+    with ThreadPoolExecutor(1) as pool:
+        answer = pool.submit(client.get, "/workflows/loop").result(timeout=10)
+    assert answer.status_code == 200
+    shape = [(s["session_id"], [c["session_id"] for c in s["children"]]) for s in answer.json()["sessions"]]
+    assert shape == [("self", []), ("p", ["q"])]  # roots first, then a loop hung from its earliest member
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/workflows/%00",
+        "/workflows/" + "t" * 10_000,
+        "/workflows/..",
+        "/workflows/a%2F..%2Fb",
+        "/sessions/..%2F..%2Fetc%2Fpasswd/events",
+        "/sessions/%E2%80%AE%00/export",
+        "/sessions/" + "%FF" * 50 + "/tree",
+    ],
+)
+def test_odd_path_characters_are_4xx_json_and_the_server_keeps_serving(client: TestClient, path: str) -> None:
+    answer = client.get(path)
+    assert 400 <= answer.status_code < 500, answer.text
+    assert answer.json()["errors"][0]["message"]
+    assert client.get("/sessions").status_code == 200

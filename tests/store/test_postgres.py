@@ -12,7 +12,16 @@ import pytest
 from afteraction.errors import ConflictError, StoreError
 from afteraction.store import Store, open_store
 from afteraction.store.postgres import PostgresStore, row
-from afteraction.store.postgres_schema import KEYS_TABLE, MIGRATIONS, MIGRATIONS_TABLE, TABLE, migrate
+from afteraction.store.postgres_schema import (
+    EVENT_COUNTS,
+    EVENTS,
+    KEYS_TABLE,
+    MIGRATIONS,
+    MIGRATIONS_TABLE,
+    SESSIONS,
+    TABLE,
+    migrate,
+)
 from tests.conformance.builders import SCOPE, experience, scoped
 from tests.pg import Cluster
 
@@ -45,7 +54,9 @@ def test_a_blank_database_migrates_to_the_expected_schema(pg_url: str) -> None:
         applied = db.execute(f"SELECT name FROM {MIGRATIONS_TABLE} ORDER BY name").fetchall()
         assert security.fetchone() == (True, True)
         assert [cmd for _, cmd in policies.fetchall()] == ["DELETE", "INSERT", "SELECT", "UPDATE"]
-    assert tables == [(KEYS_TABLE,), (TABLE,), (MIGRATIONS_TABLE,)]
+    assert sorted(tables) == sorted(
+        [(KEYS_TABLE,), (TABLE,), (MIGRATIONS_TABLE,), (EVENTS,), (SESSIONS,), (EVENT_COUNTS,)]
+    )
     assert [name for (name,) in indexes] == [
         f"{TABLE}_pkey",
         f"{TABLE}_scope_created",

@@ -40,14 +40,17 @@ def filled(path: Path, n: int = 200) -> SQLiteStore:
 EXPECTED_SCHEMA = [
     ("index", "api_keys_tenant"),
     ("index", "events_session_at"),
+    ("index", "events_tenant_at"),
     ("index", "experiences_scope_created"),
     ("index", "sessions_parent"),
     ("index", "sessions_started"),
+    ("index", "sessions_trace"),
     ("index", "sqlite_autoindex__afteraction_migrations_1"),
     ("index", "sqlite_autoindex_events_1"),
     ("index", "sqlite_autoindex_experiences_1"),
     ("table", "_afteraction_migrations"),
     ("table", "api_keys"),
+    ("table", "event_counts"),
     ("table", "events"),
     ("table", "experiences"),
     ("table", "experiences_fts"),
@@ -82,8 +85,11 @@ def test_a_blank_database_migrates_to_the_expected_schema(tmp_path: Path) -> Non
     assert columns == EXPECTED_COLUMNS
     assert listing == EXPECTED_LISTING_INDEX
     assert unique == ["tenant", "id"]
-    assert applied == [m.__name__ for m in MIGRATIONS]
-    assert applied == ["m001_experiences", "m002_search", "m003_events", "m004_keys"]
+    assert (
+        applied
+        == [m.__name__ for m in MIGRATIONS]
+        == ["m001_experiences", "m002_search", "m003_events", "m004_keys", "m005_event_reads"]
+    )
     assert pragma(path, "user_version") == len(MIGRATIONS)
     assert pragma(path, "application_id") == APPLICATION_ID
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from afteraction.errors import ConfigError
 
 try:
+    import msgspec  # noqa: F401
     import opentelemetry.proto  # noqa: F401
     import starlette  # noqa: F401
     import uvicorn  # noqa: F401

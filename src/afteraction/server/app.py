@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import uvicorn
 from starlette.applications import Starlette
@@ -21,8 +23,9 @@ from starlette.routing import Route
 from afteraction import __version__
 from afteraction.errors import AfterActionError, ConfigError, ValidationError
 from afteraction.memory import Memory
-from afteraction.server import admin, experience, health, ingest, openapi, otlp, reads
+from afteraction.server import admin, experience, export, health, ingest, metrics, openapi, otlp, reads
 from afteraction.server.auth import AuthMiddleware, KeyAuth, key_project, key_tenant
+from afteraction.server.committer import Committer
 from afteraction.server.common import (
     EventCheck,
     Limits,
@@ -36,10 +39,8 @@ from afteraction.server.common import (
     no_check,
 )
 from afteraction.server.cursor import Cursors
-from afteraction.store import open_store
+from afteraction.store.events import EventStore, open_events
 from afteraction.store.keys import NO_SECRET, ServerSecret, open_keys
-from afteraction.store.sqlite import SQLiteStore
-from afteraction.store.sqlite_events import SQLiteEvents
 
 __all__ = ["DEV_TENANT", "Limits", "TenantResolver", "create_app", "is_loopback", "serve"]
 
@@ -89,7 +90,7 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
 
 
 def create_app(
-    events: SQLiteEvents,
+    events: EventStore,
     *,
     tenant: TenantResolver = dev_tenant,
     cursor_key: bytes | None = None,
@@ -100,7 +101,8 @@ def create_app(
     """The app over an event store and (optionally) an experience ``memory``. ``tenant``
     decides each request's tenant (development mode: always ``dev``); ``cursor_key`` signs
     page cursors (default: a key made per process). With ``auth``, every request but the
-    public ones (``auth.PUBLIC``) needs an API key (``server.auth``), whose tenant it gets."""
+    public ones (``auth.PUBLIC``) needs an API key (``server.auth``), whose tenant it gets.
+    Ingested events are stored by one writer thread (group commit), stopped at shutdown."""
     middleware: list[Middleware] = []
     extra: list[Route] = []
     check: EventCheck = no_check
@@ -109,11 +111,33 @@ def create_app(
         tenant, check, project = key_tenant, auth.check_event, key_project
         middleware.append(Middleware(AuthMiddleware, auth=auth, on_error=_refused))
         extra = admin.routes(auth)
-    service = Service(events, tenant, Cursors(cursor_key), limits or Limits(), memory, check=check, project=project)
+    writer = Committer(events)
+    service = Service(
+        events,
+        tenant,
+        Cursors(cursor_key),
+        limits or Limits(),
+        writer,
+        metrics.Metrics(),
+        memory=memory,
+        check=check,
+        project=project,
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            writer.close()
+            log.info("afteraction server: %d requests stored in %d transactions", writer.requests, writer.transactions)
+
     return Starlette(
         routes=[
             *ingest.routes(service),
             *reads.routes(service),
+            *export.routes(service),
+            *metrics.routes(service),
             *otlp.routes(service),
             *experience.routes(service),
             *health.routes(service),
@@ -121,6 +145,7 @@ def create_app(
             *extra,
         ],
         middleware=middleware,
+        lifespan=lifespan,
         exception_handlers={
             Problem: _problem,
             AfterActionError: _afteraction_error,
@@ -139,15 +164,6 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def open_events(db: str) -> SQLiteEvents:
-    """The event store in the SQLite file ``db`` (this slice stores events in SQLite only)."""
-    store = open_store(db)
-    if not isinstance(store, SQLiteStore):
-        store.close()
-        raise ConfigError(f"--db {db!r}: the server stores events in an SQLite file for now; give a file path")
-    return SQLiteEvents(store)
-
-
 def serve(db: str, *, host: str, port: int, dev: bool, secret: ServerSecret | None = None) -> None:
     """Run the service until interrupted: with API keys (``secret`` required: signing secrets and
     cursor keys derive from it, so replicas sharing it agree), or in development mode."""
@@ -155,7 +171,7 @@ def serve(db: str, *, host: str, port: int, dev: bool, secret: ServerSecret | No
         raise ConfigError(f"--dev runs without API keys, so only on a loopback address; got --host {host!r}")
     if not dev and secret is None:
         raise ConfigError(NO_SECRET)
-    events = open_events(db)
+    events = open_events(db, checkpoint_every=1.0)
     memory = Memory(events.store)
     try:
         if secret is None or dev:
@@ -166,4 +182,4 @@ def serve(db: str, *, host: str, port: int, dev: bool, secret: ServerSecret | No
         config = uvicorn.Config(app, host=host, port=port, server_header=False, access_log=False)
         uvicorn.Server(config).run()
     finally:
-        events.store.close()
+        events.close()

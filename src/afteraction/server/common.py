@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from afteraction.memory import Memory
 from afteraction.model._check import MAX_ID
+from afteraction.server.committer import Committer
 from afteraction.server.cursor import Cursors
-from afteraction.store.sqlite_events import SQLiteEvents
+from afteraction.store.events import EventStore
+
+if TYPE_CHECKING:
+    from afteraction.server.metrics import Metrics
 
 __all__ = [
     "EventCheck",
@@ -63,10 +67,12 @@ class Limits:
 
 @dataclass(frozen=True, slots=True)
 class Service:
-    events: SQLiteEvents
+    events: EventStore
     tenant: TenantResolver
     cursors: Cursors
-    limits: Limits = field(default_factory=Limits)
+    limits: Limits
+    writer: Committer  # group commit of ingested events
+    metrics: Metrics  # this replica's counters
     memory: Memory | None = None  # the experience routes answer 404 without one
     check: EventCheck = no_check
     project: ProjectResolver = any_project

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from json import loads
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -210,10 +211,10 @@ def _session_run(service: Service, tenant: str, session_id: str, scope: Scope) -
     after = None
     while True:
         page = service.events.events(tenant, session_id, limit=1000, after=after)
-        events.extend(Event.from_dict(data) for _, data in page)
+        events.extend(Event.from_dict(loads(stored.data)) for stored in page)
         if len(page) < 1000:
             break
-        after = page[-1][0]
+        after = page[-1].position
     for run in assemble(events, scope):
         if run.session_id == session_id or run.id == session_id:
             return run

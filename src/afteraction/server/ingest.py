@@ -6,22 +6,26 @@ naming the field. A batch (a JSON array, or NDJSON) is answered per event in ``r
 when at least one event was new, 200 when none was new but some were valid, 400 when none was
 valid. A body over the limit gets 413 before it is parsed (chunked ones too), a content type
 other than JSON (or NDJSON for a batch) 415.
+
+Events are stored through the group committer (``committer.Committer``): a request is answered
+once the transaction holding its events has committed. JSON is read and written with msgspec
+(strict: UTF-8, no NaN or Infinity, bounded nesting), each event validated once.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
+import msgspec
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import Response
 from starlette.routing import Route
 
+from afteraction.core.capture import clean_event
+from afteraction.core.sanitize import LIMITS
 from afteraction.errors import ValidationError
 from afteraction.model import Event
 from afteraction.server.common import Problem, Service, count
-from afteraction.server.common import json as respond
 
 __all__ = ["routes"]
 
@@ -56,29 +60,32 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
+
+
+def respond(data: Any, status: int) -> Response:
+    return Response(_encode(data), status, media_type="application/json")
 
 
 def parse_json(data: bytes | str, field: str) -> Any:
     """Strict JSON: UTF-8, no NaN or Infinity; nesting too deep is bad input, not a crash."""
     try:
-        text = data.decode("utf-8") if isinstance(data, bytes) else data
-        return json.loads(text, parse_constant=_reject_constant)
-    except UnicodeDecodeError:
-        raise Problem(400, field, "is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise Problem(400, field, f"is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except ValueError as exc:
-        raise Problem(400, field, str(exc)) from None
+        return _decode(data)
+    except msgspec.DecodeError as exc:
+        message = str(exc).removeprefix("JSON is malformed: ")
+        raise Problem(400, field, f"is not JSON: {message}") from None
+    except msgspec.MsgspecError as exc:
+        raise Problem(400, field, f"is not JSON: {exc}") from None
     except RecursionError:
         raise Problem(400, field, "is nested too deeply") from None
 
 
 def validate(data: object, prefix: str = "") -> Event:
-    """The event, or Problem(400) naming the field (``prefix`` places it inside a batch)."""
+    """The event as it will be stored (``core.capture.clean_event``: secrets redacted, sizes cut),
+    or Problem(400) naming the field (``prefix`` places it inside a batch)."""
     try:
-        return Event.from_dict(data)
+        return clean_event(Event.from_dict(data), LIMITS)
     except ValidationError as exc:
         field = prefix.rstrip(".") if prefix and exc.field == "event" else prefix + exc.field
         raise Problem(400, field, exc.rule) from None
@@ -86,30 +93,35 @@ def validate(data: object, prefix: str = "") -> Event:
         raise Problem(400, prefix.rstrip(".") or "event", f"is not a valid AEP event: {exc}") from None
 
 
-async def post_event(service: Service, request: Request) -> JSONResponse:
+async def post_event(service: Service, request: Request) -> Response:
     media = _media_type(request)
     if not _is_json(media):
         raise Problem(415, "content-type", f"must be application/json, got {media or 'none'!r}")
     tenant = service.tenant(request)
-    data = parse_json(await read_body(request, service.limits.event_bytes), "body")
-    event = validate(data)
-    service.check(request, data, "")
-    (added,) = await run_in_threadpool(service.events.add_many, tenant, [event])
+    try:
+        data = parse_json(await read_body(request, service.limits.event_bytes), "body")
+        event = validate(data)
+        service.check(request, data, "")
+    except Problem:
+        service.metrics.rejected(tenant, 1)
+        raise
+    (added,) = await service.writer.add(tenant, [event])
+    service.metrics.ingested(tenant, int(added), int(not added))
     return respond({"accepted": True, "duplicate": not added, "id": event.id}, 202 if added else 200)
 
 
 def _items(media: str, body: bytes, limit: int) -> list[tuple[Any, Problem | None]]:
     """The batch's items, each decoded or with the problem that stopped it."""
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        raise Problem(400, "body", "is not UTF-8 text") from None
-    if _is_json(media) and text.lstrip().startswith("["):
-        found = parse_json(text, "body")
+    if _is_json(media) and body.lstrip().startswith(b"["):
+        found = parse_json(body, "body")
         if not isinstance(found, list):  # pragma: no cover - a text starting with "[" decodes to a list
             raise Problem(400, "body", "must be a JSON array of events or NDJSON")
         items: list[tuple[Any, Problem | None]] = [(item, None) for item in found]
     else:
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            raise Problem(400, "body", "is not UTF-8 text") from None
         items = []
         for line in text.splitlines():
             if not line.strip():
@@ -125,7 +137,7 @@ def _items(media: str, body: bytes, limit: int) -> list[tuple[Any, Problem | Non
     return items
 
 
-async def post_batch(service: Service, request: Request) -> JSONResponse:
+async def post_batch(service: Service, request: Request) -> Response:
     media = _media_type(request)
     if not (_is_json(media) or media in _NDJSON):
         raise Problem(415, "content-type", f"must be application/json or application/x-ndjson, got {media or 'none'!r}")
@@ -148,10 +160,12 @@ async def post_batch(service: Service, request: Request) -> JSONResponse:
             results.append({"index": index, "accepted": False, "errors": [error]})
         else:
             results.append({})
-    added = await run_in_threadpool(service.events.add_many, tenant, [event for _, event in valid])
+    added = await service.writer.add(tenant, [event for _, event in valid])
     for (index, event), new in zip(valid, added, strict=True):
         results[index] = {"index": index, "accepted": True, "duplicate": not new, "id": event.id}
     rejected = [result for result in results if not result["accepted"]]
+    service.metrics.ingested(tenant, sum(added), len(added) - sum(added))
+    service.metrics.rejected(tenant, len(rejected))
     body: dict[str, Any] = {
         "accepted": bool(valid),
         "received": len(items),
@@ -168,10 +182,10 @@ async def post_batch(service: Service, request: Request) -> JSONResponse:
 
 
 def routes(service: Service) -> list[Route]:
-    async def event(request: Request) -> JSONResponse:
+    async def event(request: Request) -> Response:
         return await post_event(service, request)
 
-    async def batch(request: Request) -> JSONResponse:
+    async def batch(request: Request) -> Response:
         return await post_batch(service, request)
 
     return [Route("/events", event, methods=["POST"]), Route("/events/batch", batch, methods=["POST"])]

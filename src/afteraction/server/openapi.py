@@ -92,14 +92,43 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
         "responses": _answers(200, *_READ),
     },
     ("/sessions/{session_id}/events", "get"): {
-        "summary": "A session's events by parsed instant, in cursor pages",
-        "parameters": [_path("session_id"), *_PAGE],
+        "summary": "A session's events by parsed instant, in cursor pages; filtered by type and text",
+        "parameters": [
+            _path("session_id"),
+            *_PAGE,
+            _query("type", {"type": "array", "items": _STRING}),
+            _query("q", _STRING),
+        ],
         "responses": _answers(200, *_READ),
     },
     ("/sessions/{session_id}/tree", "get"): {
         "summary": "A session and its descendants (cycle-safe)",
         "parameters": [_path("session_id")],
         "responses": _answers(200, *_READ),
+    },
+    ("/sessions/{session_id}/export", "get"): {
+        "summary": "A session's events, streamed as JSON, NDJSON or CSV",
+        "parameters": [_path("session_id"), _query("format", {"enum": ["json", "ndjson", "csv"]})],
+        "responses": _answers(200, *_READ),
+    },
+    ("/export", "get"): {
+        "summary": "The tenant's events in a time range, streamed as JSON, NDJSON or CSV",
+        "parameters": [
+            _query("format", {"enum": ["json", "ndjson", "csv"]}),
+            _query("from", {"type": "string", "format": "date-time"}),
+            _query("to", {"type": "string", "format": "date-time"}),
+        ],
+        "responses": _answers(200, *_READ),
+    },
+    ("/workflows/{trace_id}", "get"): {
+        "summary": "The sessions of a trace as a tree (cycle-safe)",
+        "parameters": [_path("trace_id")],
+        "responses": _answers(200, *_READ),
+    },
+    ("/metrics", "get"): {
+        "summary": "The caller's tenant's counts: JSON, or Prometheus text (Accept or ?format=prometheus)",
+        "parameters": [_query("format", {"enum": ["json", "prometheus"]})],
+        "responses": _answers(200, 400, 401, 403),
     },
     ("/sessions/{session_id}/verdict", "post"): {
         "summary": "Judge the run assembled from a session's events with the host's evidence; learn it",

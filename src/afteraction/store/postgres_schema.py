@@ -25,7 +25,18 @@ import psycopg
 
 from afteraction.errors import StoreError
 
-__all__ = ["KEYS_TABLE", "MIGRATIONS", "MIGRATIONS_TABLE", "SCHEMA_VERSION", "TABLE", "migrate", "version"]
+__all__ = [
+    "EVENTS",
+    "EVENT_COUNTS",
+    "KEYS_TABLE",
+    "MIGRATIONS",
+    "MIGRATIONS_TABLE",
+    "SCHEMA_VERSION",
+    "SESSIONS",
+    "TABLE",
+    "migrate",
+    "version",
+]
 
 TABLE = "afteraction_experiences"
 MIGRATIONS_TABLE = "afteraction_migrations"
@@ -131,7 +142,78 @@ def m004_keys(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
     cur.execute(f"CREATE POLICY {KEYS_TABLE}_updates ON {KEYS_TABLE} FOR UPDATE USING ({tenant}) WITH CHECK ({tenant})")
 
 
-MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_row_level_security, m004_keys)
+EVENTS = "afteraction_events"
+SESSIONS = "afteraction_sessions"
+EVENT_COUNTS = "afteraction_event_counts"
+
+
+def _tenant_policies(cur: psycopg.Cursor[tuple[object, ...]], table: str) -> None:
+    """Row-level security on ``table`` keyed as on the experiences (m002): a transaction sees and
+    writes only the rows of its ``afteraction.tenant``; ``afteraction.all_tenants`` reads all."""
+    cur.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
+    cur.execute(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY")
+    cur.execute(
+        f"""
+        CREATE POLICY {table}_tenant_reads ON {table} FOR SELECT
+        USING (tenant = current_setting('afteraction.tenant', true)
+               OR current_setting('afteraction.all_tenants', true) = 'on')
+        """
+    )
+    for command in ("INSERT", "UPDATE", "DELETE"):
+        check = "" if command == "DELETE" else " WITH CHECK (tenant = current_setting('afteraction.tenant', true))"
+        using = "" if command == "INSERT" else " USING (tenant = current_setting('afteraction.tenant', true))"
+        cur.execute(f"CREATE POLICY {table}_tenant_{command.lower()}s ON {table} FOR {command}{using}{check}")
+
+
+def m003_events(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
+    """AEP events deduplicated per tenant (never globally), one row per session kept current by
+    the ingest, and the count of each event type per tenant; instants are integer microseconds
+    since the epoch (UTC), as in SQLite, so both backends order and page alike."""
+    cur.execute(
+        f"""
+        CREATE TABLE {EVENTS} (
+            pk bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            tenant text NOT NULL,
+            id text NOT NULL,
+            session_id text NOT NULL,
+            trace_id text NOT NULL,
+            parent_session_id text,
+            type text NOT NULL,
+            at bigint NOT NULL,
+            data text NOT NULL,
+            UNIQUE (tenant, id)
+        )
+        """
+    )
+    cur.execute(f"CREATE INDEX {EVENTS}_session_at ON {EVENTS} (tenant, session_id, at, pk)")
+    cur.execute(f"CREATE INDEX {EVENTS}_tenant_at ON {EVENTS} (tenant, at, pk)")
+    cur.execute(
+        f"""
+        CREATE TABLE {SESSIONS} (
+            tenant text NOT NULL,
+            id text NOT NULL,
+            trace_id text NOT NULL,
+            parent_session_id text,
+            source text NOT NULL,
+            started_at bigint NOT NULL,
+            ended_at bigint NOT NULL,
+            events bigint NOT NULL,
+            PRIMARY KEY (tenant, id)
+        )
+        """
+    )
+    cur.execute(f"CREATE INDEX {SESSIONS}_started ON {SESSIONS} (tenant, started_at, id)")
+    cur.execute(f"CREATE INDEX {SESSIONS}_parent ON {SESSIONS} (tenant, parent_session_id, started_at, id)")
+    cur.execute(f"CREATE INDEX {SESSIONS}_trace ON {SESSIONS} (tenant, trace_id, started_at, id)")
+    cur.execute(
+        f"CREATE TABLE {EVENT_COUNTS} (tenant text NOT NULL, type text NOT NULL, events bigint NOT NULL, "
+        "PRIMARY KEY (tenant, type))"
+    )
+    for table in (EVENTS, SESSIONS, EVENT_COUNTS):
+        _tenant_policies(cur, table)
+
+
+MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_row_level_security, m003_events, m004_keys)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -1,32 +1,42 @@
-"""SQLiteEvents: AEP events and the sessions they form, in the same SQLite file as the lessons.
+"""SQLiteEvents: the ``EventStore`` in the same SQLite file as the lessons.
 
-It shares the ``SQLiteStore``'s one connection and lock, so one process has one writer. Events
-are keyed by (tenant, id): the same id in two tenants is two events, the same id twice in one
-tenant is one event and a duplicate. Each new event also updates its session's row (earliest and
-latest instant, count, parent, the source of its earliest event), which the sessions list and the
-trees read. Instants are stored as integer microseconds, so events sort by their parsed time,
-never by the text of ``time``.
+It shares the ``SQLiteStore``'s one connection and lock, so one process has one writer. The
+tables are those of migrations m003_events and m005_event_reads: ``events`` (unique per tenant
+and id), ``sessions`` (one row per session, kept current by the ingest) and ``event_counts``.
+The rules it keeps are those of ``afteraction.store.events``.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager, suppress
+from pathlib import Path
 from typing import Any
 
 from afteraction.model import Event
-from afteraction.model._check import format_time
-from afteraction.store.sqlite import SQLiteStore, micros
+from afteraction.store.events import (
+    MAX_TREE_DEPTH,
+    MAX_TREE_SESSIONS,
+    Session,
+    SessionReader,
+    Stats,
+    StoredEvent,
+    Tree,
+    by_tenant,
+    fresh,
+    micros,
+    session_rows,
+    split,
+    type_counts,
+)
+from afteraction.store.sqlite import BUSY_TIMEOUT_MS, SQLiteStore
 
 __all__ = ["MAX_TREE_DEPTH", "MAX_TREE_SESSIONS", "SQLiteEvents", "Session", "Tree"]
 
-#: A tree stops descending below this depth and after this many sessions (and says so).
-MAX_TREE_DEPTH = 64
-MAX_TREE_SESSIONS = 10_000
-
+_CHUNK = 500  # ids per IN (...) list
 _INSERT_EVENT = (
     "INSERT INTO events (tenant, id, session_id, trace_id, parent_session_id, type, at, data) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO NOTHING"
@@ -34,98 +44,162 @@ _INSERT_EVENT = (
 # In an UPDATE every expression reads the row as it was, so ``source`` compares the old start.
 _UPSERT_SESSION = """
     INSERT INTO sessions (tenant, id, trace_id, parent_session_id, source, started_at, ended_at, events)
-    VALUES (?, ?, ?, ?, ?, ?, ?, 1)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (tenant, id) DO UPDATE SET
         source = CASE WHEN excluded.started_at < started_at THEN excluded.source ELSE source END,
         started_at = min(started_at, excluded.started_at),
         ended_at = max(ended_at, excluded.ended_at),
-        events = events + 1,
+        events = events + excluded.events,
         parent_session_id = coalesce(parent_session_id, excluded.parent_session_id)
 """
-_SESSION_COLUMNS = "id, trace_id, parent_session_id, source, started_at, ended_at, events"
-_CHILDREN = (
-    f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE tenant = ? AND parent_session_id = ? ORDER BY started_at, id"
+_UPSERT_COUNT = (
+    "INSERT INTO event_counts (tenant, type, events) VALUES (?, ?, ?) "
+    "ON CONFLICT (tenant, type) DO UPDATE SET events = events + excluded.events"
 )
+_COLUMNS = "id, trace_id, parent_session_id, source, started_at, ended_at, events"
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # made once, not per event
 
 
-def _time(value: int) -> str:
-    """A stored instant (microseconds) in the one textual form of stored times."""
-    return format_time(_EPOCH + timedelta(microseconds=value))
+def _data(event: Event) -> str:
+    return _encode(event.to_dict())
 
 
-@dataclass(frozen=True, slots=True)
-class Session:
-    """One session as its events describe it."""
+class _Checkpointer:
+    """Copies the WAL into the database file from a thread of its own, on its own connection,
+    so the fsyncs of a checkpoint never stall a commit (the writer's connection no longer
+    checkpoints by itself). PASSIVE: it never waits for, nor blocks, a reader or the writer."""
 
-    id: str
-    trace_id: str
-    parent_session_id: str | None
-    source: str
-    started_at: int
-    ended_at: int
-    events: int
+    def __init__(self, path: Path, every: float) -> None:
+        self._path, self._every = path, every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="afteraction-checkpoint", daemon=True)
+        self._thread.start()
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "session_id": self.id,
-            "trace_id": self.trace_id,
-            "parent_session_id": self.parent_session_id,
-            "source": self.source,
-            "started_at": _time(self.started_at),
-            "ended_at": _time(self.ended_at),
-            "events": self.events,
-        }
+    def _run(self) -> None:
+        try:
+            db = sqlite3.connect(self._path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        except sqlite3.Error:  # the writer's connection checkpoints at close anyway
+            return
+        with closing(db):
+            while not self._stop.wait(self._every):
+                with suppress(sqlite3.Error):
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
-
-@dataclass(frozen=True, slots=True)
-class Tree:
-    """A session and its descendants by ``parent_session_id``. Each session appears once: a
-    session naming itself or a loop as its parent is not visited twice. ``truncated`` says the
-    depth or size cap stopped the walk."""
-
-    session: Session
-    children: tuple[Tree, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.session.to_dict(), "children": [child.to_dict() for child in self.children]}
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
-def _parent(event: Event) -> str | None:
-    return event.parent_session_id or None  # the SDKs send "" for a root session
+class _Reader:
+    """Session lookups of one tenant under the store's lock (one consistent view for a walk)."""
+
+    def __init__(self, db: sqlite3.Connection, tenant: str) -> None:
+        self._db, self._tenant = db, tenant
+
+    def session(self, id: str) -> Session | None:
+        found = self._db.execute(f"SELECT {_COLUMNS} FROM sessions WHERE tenant = ? AND id = ?", (self._tenant, id))
+        values = found.fetchone()
+        return None if values is None else Session(*values)
+
+    def children(self, parents: Sequence[str], *, limit: int) -> list[Session]:
+        # By the parent index: without statistics the planner would rather walk the tenant's
+        # sessions in start order (no sort needed), which grows with every session stored.
+        found: list[Session] = []
+        for start in range(0, len(parents), _CHUNK):
+            chunk = parents[start : start + _CHUNK]
+            sql = (
+                f"SELECT {_COLUMNS} FROM sessions INDEXED BY sessions_parent "
+                f"WHERE tenant = ? AND parent_session_id IN ({', '.join('?' * len(chunk))}) "
+                "ORDER BY started_at, id LIMIT ?"
+            )
+            found.extend(Session(*row) for row in self._db.execute(sql, (self._tenant, *chunk, limit)))
+        found.sort(key=lambda session: (session.started_at, session.id))
+        return found[:limit]
+
+    def trace(self, trace_id: str, *, limit: int) -> list[Session]:
+        sql = f"SELECT {_COLUMNS} FROM sessions WHERE tenant = ? AND trace_id = ? ORDER BY started_at, id LIMIT ?"
+        return [Session(*row) for row in self._db.execute(sql, (self._tenant, trace_id, limit))]
 
 
 class SQLiteEvents:
-    """The event store over an open ``SQLiteStore`` (which owns the connection and closes it)."""
+    """The event store over an open ``SQLiteStore`` (closing this closes it).
 
-    def __init__(self, store: SQLiteStore) -> None:
+    A commit is durable when it returns: the connection syncs the WAL at every commit
+    (``synchronous = FULL``), so an acknowledged event survives a crash of the process and of
+    the machine. Group commit (the server's writer) shares that sync among many requests. When
+    ``checkpoint_every`` is given (seconds), checkpoints run in a thread of their own."""
+
+    def __init__(self, store: SQLiteStore, *, checkpoint_every: float | None = None) -> None:
         self.store = store
+        self._checkpointer: _Checkpointer | None = None
+        with store._reading() as db:
+            db.execute("PRAGMA synchronous = FULL")
+            if checkpoint_every is not None and isinstance(store.path, Path):
+                db.execute("PRAGMA wal_autocheckpoint = 0")
+                self._checkpointer = _Checkpointer(store.path, checkpoint_every)
+
+    def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.close()
+        self.store.close()
+
+    # writes
 
     def add_many(self, tenant: str, events: Sequence[Event]) -> list[bool]:
-        """Store the events in one transaction; for each, True when new, False when its id was
-        already stored for this tenant (earlier, or earlier in the same batch)."""
-        added: list[bool] = []
+        return self.add_groups([(tenant, events)])[0]
+
+    def add_groups(self, groups: Sequence[tuple[str, Sequence[Event]]]) -> list[list[bool]]:
         with self.store._writing() as db:
-            for event in events:
-                added.append(self._add(db, tenant, event))
+            added = {tenant: self._add(db, tenant, events) for tenant, events in by_tenant(groups).items()}
+        return split(groups, added)
+
+    def _add(self, db: sqlite3.Connection, tenant: str, events: Sequence[Event]) -> list[bool]:
+        stored: set[str] = set()
+        for start in range(0, len(events), _CHUNK):
+            ids = [event.id for event in events[start : start + _CHUNK]]
+            marks = ", ".join("?" * len(ids))
+            sql = f"SELECT id FROM events WHERE tenant = ? AND id IN ({marks})"
+            stored.update(id for (id,) in db.execute(sql, (tenant, *ids)))
+        added = fresh(events, stored)
+        new = [event for event, is_new in zip(events, added, strict=True) if is_new]
+        db.executemany(
+            _INSERT_EVENT,
+            [
+                (
+                    tenant,
+                    e.id,
+                    e.session_id,
+                    e.trace_id,
+                    e.parent_session_id or None,
+                    e.type,
+                    micros(e.instant),
+                    _data(e),
+                )
+                for e in new
+            ],
+        )
+        db.executemany(
+            _UPSERT_SESSION,
+            [(tenant, id, *r.values()) for id, r in session_rows(new).items()],
+        )
+        db.executemany(_UPSERT_COUNT, [(tenant, type, n) for type, n in type_counts(new).items()])
         return added
 
-    def _add(self, db: sqlite3.Connection, tenant: str, event: Event) -> bool:
-        at = micros(event.instant)
-        parent = _parent(event)
-        data = json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":"))
-        values = (tenant, event.id, event.session_id, event.trace_id, parent, event.type, at, data)
-        if db.execute(_INSERT_EVENT, values).rowcount != 1:
-            return False
-        db.execute(_UPSERT_SESSION, (tenant, event.session_id, event.trace_id, parent, event.source, at, at))
-        return True
+    # reads
+
+    @contextmanager
+    def reading(self, tenant: str) -> Iterator[SessionReader]:
+        with self.store._reading() as db:
+            yield _Reader(db, tenant)
+
+    def session(self, tenant: str, id: str) -> Session | None:
+        with self.reading(tenant) as reader:
+            return reader.session(id)
 
     def sessions(self, tenant: str, *, limit: int, before: tuple[int, str] | None = None) -> list[Session]:
-        """Sessions newest first (by their earliest event, then id, descending); ``before`` is
-        the (started_at, id) of the last session of the previous page."""
-        sql = f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE tenant = ?"
+        sql = f"SELECT {_COLUMNS} FROM sessions WHERE tenant = ?"
         params: list[Any] = [tenant]
         if before is not None:
             sql += " AND (started_at, id) < (?, ?)"
@@ -135,60 +209,49 @@ class SQLiteEvents:
             rows = db.execute(sql, (*params, limit)).fetchall()
         return [Session(*found) for found in rows]
 
-    def session(self, tenant: str, id: str) -> Session | None:
-        with self.store._reading() as db:
-            found = db.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE tenant = ? AND id = ?", (tenant, id))
-            values = found.fetchone()
-        return None if values is None else Session(*values)
+    def children(self, tenant: str, parents: Sequence[str], *, limit: int) -> list[Session]:
+        with self.reading(tenant) as reader:
+            return reader.children(parents, limit=limit)
+
+    def trace(self, tenant: str, trace_id: str, *, limit: int) -> list[Session]:
+        with self.reading(tenant) as reader:
+            return reader.trace(trace_id, limit=limit)
 
     def events(
-        self, tenant: str, session_id: str, *, limit: int, after: tuple[int, int] | None = None
-    ) -> list[tuple[tuple[int, int], dict[str, Any]]]:
-        """A session's events in order of their parsed instant (then arrival), each with its
-        position for the next page's ``after``."""
-        sql = "SELECT at, pk, data FROM events WHERE tenant = ? AND session_id = ?"
-        params: list[Any] = [tenant, session_id]
+        self,
+        tenant: str,
+        session_id: str | None,
+        *,
+        limit: int,
+        after: tuple[int, int] | None = None,
+        types: Sequence[str] = (),
+        start: int | None = None,
+        end: int | None = None,
+    ) -> list[StoredEvent]:
+        sql = "SELECT at, pk, type, data FROM events WHERE tenant = ?"
+        params: list[Any] = [tenant]
+        if session_id is not None:
+            sql += " AND session_id = ?"
+            params.append(session_id)
+        if start is not None:
+            sql += " AND at >= ?"
+            params.append(start)
+        if end is not None:
+            sql += " AND at < ?"
+            params.append(end)
+        if types:
+            sql += f" AND type IN ({', '.join('?' * len(types))})"
+            params.extend(types)
         if after is not None:
             sql += " AND (at, pk) > (?, ?)"
             params.extend(after)
         sql += " ORDER BY at, pk LIMIT ?"
         with self.store._reading() as db:
             rows = db.execute(sql, (*params, limit)).fetchall()
-        return [((at, pk), json.loads(data)) for at, pk, data in rows]
+        return [StoredEvent(*row) for row in rows]
 
-    def tree(self, tenant: str, id: str) -> tuple[Tree, bool] | None:
-        """The session ``id`` and its descendants, and whether a cap cut the walk; None when the
-        session is unknown. Breadth first with a visited set, so a cycle ends the walk."""
+    def stats(self, tenant: str) -> Stats:
         with self.store._reading() as db:
-            found = db.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE tenant = ? AND id = ?", (tenant, id))
-            values = found.fetchone()
-            if values is None:
-                return None
-            root = Session(*values)
-            visited = {root.id}
-            children: dict[str, list[Session]] = {}
-            level = [root]
-            truncated = False
-            for _depth in range(MAX_TREE_DEPTH):
-                following: list[Session] = []
-                for parent in level:
-                    for row in db.execute(_CHILDREN, (tenant, parent.id)).fetchall():
-                        child = Session(*row)
-                        if child.id in visited:
-                            continue
-                        if len(visited) >= MAX_TREE_SESSIONS:
-                            truncated = True
-                            break
-                        visited.add(child.id)
-                        children.setdefault(parent.id, []).append(child)
-                        following.append(child)
-                level = following
-                if not level:
-                    break
-            else:
-                truncated = bool(level)
-
-        def build(session: Session) -> Tree:
-            return Tree(session, tuple(build(child) for child in children.get(session.id, ())))
-
-        return build(root), truncated
+            by_type = dict(db.execute("SELECT type, events FROM event_counts WHERE tenant = ?", (tenant,)).fetchall())
+            sessions = db.execute("SELECT count(*) FROM sessions WHERE tenant = ?", (tenant,)).fetchone()[0]
+        return Stats(by_type=by_type, sessions=int(sessions))

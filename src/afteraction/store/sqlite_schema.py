@@ -179,7 +179,26 @@ def m004_keys(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX api_keys_tenant ON api_keys (tenant, created_at, id)")
 
 
-MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_search, m003_events, m004_keys)
+def m005_event_reads(db: sqlite3.Connection) -> None:
+    """What the reads of events need without scanning: a trace's sessions (workflows), a
+    tenant's events by instant (exports of a time range), and the count of each event type
+    per tenant (metrics), which the ingest keeps current in the same transaction."""
+    db.execute("CREATE INDEX sessions_trace ON sessions (tenant, trace_id, started_at, id)")
+    db.execute("CREATE INDEX events_tenant_at ON events (tenant, at, pk)")
+    db.execute(
+        """
+        CREATE TABLE event_counts (
+            tenant TEXT NOT NULL,
+            type TEXT NOT NULL,
+            events INTEGER NOT NULL,
+            PRIMARY KEY (tenant, type)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("INSERT INTO event_counts SELECT tenant, type, count(*) FROM events GROUP BY tenant, type")
+
+
+MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_search, m003_events, m004_keys, m005_event_reads)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

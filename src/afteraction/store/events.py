@@ -1,0 +1,410 @@
+"""The EventStore contract: AEP events and the sessions they form, per tenant.
+
+Rules every backend keeps (``tests/store/test_events_conformance.py`` checks each one on
+SQLite and PostgreSQL):
+
+- Events are keyed by (tenant, event id): the same id in two tenants is two events; the same id
+  twice in one tenant is one event and a duplicate (also twice within one write).
+- Events are ordered by their parsed instant (stored as integer microseconds since the epoch),
+  then by arrival; never by the text of ``time``.
+- Every new event updates its session's row in the same transaction: earliest and latest
+  instant, number of events, parent (the first one given), and the source of its earliest
+  event. Sessions, trees and workflows read those rows, never scan events.
+- Every read and write is scoped to one tenant; a read never returns another tenant's row.
+- A write of several requests' events is one transaction (group commit): when it returns,
+  every event in it is committed.
+
+The walks over sessions (``tree``, ``workflow``) and the text filter live here, once, over the
+few indexed lookups a backend provides (``children``, ``trace``, ``events``), so both backends
+answer the same way. Both walks visit each session once, so a session naming itself or a loop
+as its parent ends the walk, and both stop at ``MAX_TREE_SESSIONS`` (and say so).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, Protocol, runtime_checkable
+
+from afteraction.model import Event
+from afteraction.model._check import format_time
+from afteraction.store.base import Store
+
+__all__ = [
+    "MAX_TREE_DEPTH",
+    "MAX_TREE_SESSIONS",
+    "EventStore",
+    "Session",
+    "SessionReader",
+    "SessionRow",
+    "Stats",
+    "StoredEvent",
+    "Tree",
+    "by_tenant",
+    "fresh",
+    "instant",
+    "matching",
+    "micros",
+    "open_events",
+    "session_rows",
+    "split",
+    "tree",
+    "type_counts",
+    "workflow",
+]
+
+#: A walk stops descending below this depth and after this many sessions (and says so).
+MAX_TREE_DEPTH = 64
+MAX_TREE_SESSIONS = 10_000
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def micros(value: datetime) -> int:
+    """An instant as integer microseconds since the Unix epoch (UTC): how instants are stored."""
+    return (value - _EPOCH) // _MICROSECOND
+
+
+def instant(value: int) -> str:
+    """A stored instant (microseconds) in the one textual form of stored times."""
+    return format_time(_EPOCH + timedelta(microseconds=value))
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """One session as its events describe it."""
+
+    id: str
+    trace_id: str
+    parent_session_id: str | None
+    source: str
+    started_at: int
+    ended_at: int
+    events: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session_id": self.id,
+            "trace_id": self.trace_id,
+            "parent_session_id": self.parent_session_id,
+            "source": self.source,
+            "started_at": instant(self.started_at),
+            "ended_at": instant(self.ended_at),
+            "events": self.events,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Tree:
+    """A session and its descendants by ``parent_session_id``."""
+
+    session: Session
+    children: tuple[Tree, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.session.to_dict(), "children": [child.to_dict() for child in self.children]}
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """An event as stored: its position (instant, arrival), its type and its JSON text as sent."""
+
+    at: int
+    pk: int
+    type: str
+    data: str
+
+    @property
+    def position(self) -> tuple[int, int]:
+        return (self.at, self.pk)
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    """What one tenant has stored: events by type, and sessions."""
+
+    by_type: dict[str, int] = field(default_factory=dict)
+    sessions: int = 0
+
+    @property
+    def events(self) -> int:
+        return sum(self.by_type.values())
+
+
+class SessionReader(Protocol):
+    """One tenant's session lookups in one read (one transaction, or the SQLite lock): a walk
+    over a tree or a workflow sees one state and costs one connection, not one per level."""
+
+    def session(self, id: str) -> Session | None: ...
+
+    def children(self, parents: Sequence[str], *, limit: int) -> list[Session]:
+        """Sessions whose parent is one of ``parents`` (at most ``limit``), by start then id."""
+        ...
+
+    def trace(self, trace_id: str, *, limit: int) -> list[Session]:
+        """The sessions of a trace (at most ``limit``), by start then id."""
+        ...
+
+
+@runtime_checkable
+class EventStore(Protocol):
+    @property
+    def store(self) -> Store:
+        """The experience store in the same database (the server's Memory and API keys use it)."""
+        ...
+
+    def add_groups(self, groups: Sequence[tuple[str, Sequence[Event]]]) -> list[list[bool]]:
+        """Store every group's events (a group is one tenant's) in one transaction; for each
+        event, True when new and False when its tenant already had its id."""
+        ...
+
+    def add_many(self, tenant: str, events: Sequence[Event]) -> list[bool]:
+        """``add_groups`` of one group."""
+        ...
+
+    def reading(self, tenant: str) -> AbstractContextManager[SessionReader]:
+        """A ``SessionReader`` of ``tenant`` for the duration of the block."""
+        ...
+
+    def session(self, tenant: str, id: str) -> Session | None: ...
+
+    def sessions(self, tenant: str, *, limit: int, before: tuple[int, str] | None = None) -> list[Session]:
+        """Newest first (by earliest event, then id, descending); ``before`` is the
+        (started_at, id) of the last session of the previous page."""
+        ...
+
+    def children(self, tenant: str, parents: Sequence[str], *, limit: int) -> list[Session]:
+        """Sessions whose parent is one of ``parents`` (at most ``limit``), by start then id."""
+        ...
+
+    def trace(self, tenant: str, trace_id: str, *, limit: int) -> list[Session]:
+        """The sessions of a trace (at most ``limit``), by start then id."""
+        ...
+
+    def events(
+        self,
+        tenant: str,
+        session_id: str | None,
+        *,
+        limit: int,
+        after: tuple[int, int] | None = None,
+        types: Sequence[str] = (),
+        start: int | None = None,
+        end: int | None = None,
+    ) -> list[StoredEvent]:
+        """Events in order of instant then arrival: of one session, or (``session_id`` None) of
+        the tenant within [``start``, ``end``) microseconds; only of ``types`` when given;
+        after the position ``after``."""
+        ...
+
+    def stats(self, tenant: str) -> Stats: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(slots=True)
+class SessionRow:
+    """What one write adds to one session: folded into the stored row by each backend's upsert."""
+
+    trace_id: str
+    parent: str | None
+    source: str
+    started_at: int
+    ended_at: int
+    events: int
+
+    def values(self) -> tuple[str, str | None, str, int, int, int]:
+        return (self.trace_id, self.parent, self.source, self.started_at, self.ended_at, self.events)
+
+
+def open_events(url: str, *, checkpoint_every: float | None = None) -> EventStore:
+    """The event store a database URL names: an SQLite file, or a PostgreSQL database shared by
+    every replica (the ``postgres`` extra). ConfigError for anything else. ``checkpoint_every``
+    (seconds) moves SQLite's WAL checkpoints to a thread of their own (what the server does)."""
+    from afteraction.errors import ConfigError
+    from afteraction.store import locate, require_postgres
+
+    backend, target = locate(url)
+    if backend == "memory":
+        raise ConfigError(f"--db {url!r}: events need a database that outlives the process; give a file path")
+    if backend == "sqlite":
+        from afteraction.store.sqlite import SQLiteStore
+        from afteraction.store.sqlite_events import SQLiteEvents
+
+        return SQLiteEvents(SQLiteStore(target), checkpoint_every=checkpoint_every)
+    require_postgres(url)
+    from afteraction.store.postgres import PostgresStore
+    from afteraction.store.postgres_events import PostgresEvents
+
+    return PostgresEvents(PostgresStore(target))
+
+
+def session_rows(new: Sequence[Event]) -> dict[str, SessionRow]:
+    """The new events of one tenant, folded per session (the parent is the first one given)."""
+    rows: dict[str, SessionRow] = {}
+    for event in new:
+        at = micros(event.instant)
+        parent = event.parent_session_id or None  # the SDKs send "" for a root session
+        found = rows.get(event.session_id)
+        if found is None:
+            rows[event.session_id] = SessionRow(event.trace_id, parent, event.source, at, at, 1)
+            continue
+        if at < found.started_at:
+            found.started_at, found.source = at, event.source
+        found.ended_at = max(found.ended_at, at)
+        found.events += 1
+        if found.parent is None:
+            found.parent = parent
+    return rows
+
+
+def type_counts(new: Sequence[Event]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for event in new:
+        counts[event.type] = counts.get(event.type, 0) + 1
+    return counts
+
+
+def by_tenant(groups: Sequence[tuple[str, Sequence[Event]]]) -> dict[str, list[Event]]:
+    """The groups' events joined per tenant, in order (one write per tenant, not per group)."""
+    joined: dict[str, list[Event]] = {}
+    for tenant, events in groups:
+        joined.setdefault(tenant, []).extend(events)
+    return joined
+
+
+def split(groups: Sequence[tuple[str, Sequence[Event]]], added: dict[str, list[bool]]) -> list[list[bool]]:
+    """Each group's share of its tenant's results, in the order of ``by_tenant``."""
+    taken = dict.fromkeys(added, 0)
+    results = []
+    for tenant, events in groups:
+        start = taken[tenant]
+        results.append(added[tenant][start : start + len(events)])
+        taken[tenant] = start + len(events)
+    return results
+
+
+def fresh(events: Sequence[Event], stored: set[str]) -> list[bool]:
+    """For each event, whether it is new: not in ``stored`` and not earlier in ``events``."""
+    seen = set(stored)
+    added = []
+    for event in events:
+        added.append(event.id not in seen)
+        seen.add(event.id)
+    return added
+
+
+def tree(store: EventStore, tenant: str, id: str) -> tuple[Tree, bool] | None:
+    """The session ``id`` and its descendants, and whether a cap cut the walk; None when the
+    session is unknown. Breadth first, one indexed lookup per level, each session once."""
+    with store.reading(tenant) as reader:
+        return _walk(reader, id)
+
+
+def _walk(reader: SessionReader, id: str) -> tuple[Tree, bool] | None:
+    root = reader.session(id)
+    if root is None:
+        return None
+    visited = {root.id}
+    children: dict[str, list[Session]] = {}
+    level = [root.id]
+    truncated = False
+    for _depth in range(MAX_TREE_DEPTH):
+        room = MAX_TREE_SESSIONS - len(visited)
+        found = reader.children(level, limit=room + 1) if room > 0 else []
+        level = []
+        for child in found:
+            if child.id in visited:
+                continue
+            if len(visited) >= MAX_TREE_SESSIONS:
+                truncated = True
+                break
+            visited.add(child.id)
+            assert child.parent_session_id is not None
+            children.setdefault(child.parent_session_id, []).append(child)
+            level.append(child.id)
+        if not level:
+            break
+    else:
+        truncated = bool(reader.children(level, limit=1))
+    return _build(root, children), truncated
+
+
+def workflow(store: EventStore, tenant: str, trace_id: str) -> tuple[list[Tree], bool] | None:
+    """The sessions of a trace as a forest, and whether the cap cut it; None when the trace is
+    unknown. Roots are the sessions whose parent is not in the trace; sessions left over (a
+    loop of parents) hang from the earliest of them. Each session appears once."""
+    with store.reading(tenant) as reader:
+        found = reader.trace(trace_id, limit=MAX_TREE_SESSIONS + 1)
+    if not found:
+        return None
+    truncated = len(found) > MAX_TREE_SESSIONS
+    sessions = {session.id: session for session in found[:MAX_TREE_SESSIONS]}
+    children: dict[str, list[Session]] = {}
+    for session in sessions.values():  # already by start then id
+        parent = session.parent_session_id
+        if parent is not None and parent in sessions and parent != session.id:
+            children.setdefault(parent, []).append(session)
+    placed: set[str] = set()
+    roots: list[Tree] = []
+
+    def place(session: Session) -> Tree:
+        placed.add(session.id)
+        kids = [child for child in children.get(session.id, ()) if child.id not in placed]
+        placed.update(child.id for child in kids)
+        return Tree(session, tuple(place(child) for child in kids))
+
+    for session in sessions.values():
+        parent = session.parent_session_id
+        if session.id not in placed and (parent is None or parent not in sessions or parent == session.id):
+            roots.append(place(session))
+    for session in sessions.values():  # what is left sits on a loop: its earliest member roots it
+        if session.id not in placed:
+            roots.append(place(session))
+    return roots, truncated
+
+
+def _build(root: Session, children: dict[str, list[Session]]) -> Tree:
+    return Tree(root, tuple(_build(child, children) for child in children.get(root.id, ())))
+
+
+def _holds(value: Any, needle: str) -> bool:
+    """Whether a string or number anywhere in ``value`` holds ``needle`` (field names do not count)."""
+    if isinstance(value, str):
+        return needle in value.casefold()
+    if isinstance(value, dict):
+        return any(_holds(item, needle) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds(item, needle) for item in value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and needle in str(value)
+
+
+def matching(
+    store: EventStore,
+    tenant: str,
+    session_id: str,
+    *,
+    limit: int,
+    after: tuple[int, int] | None,
+    types: Sequence[str],
+    text: str,
+) -> Iterator[StoredEvent]:
+    """Up to ``limit`` events of a session with a string or number that holds ``text``
+    (case-folded; field names do not count), in order, reading the session page by page."""
+    needle = text.casefold()
+    given = 0
+    while given < limit:
+        page = store.events(tenant, session_id, limit=500, after=after, types=types)
+        for found in page:
+            if _holds(json.loads(found.data), needle):
+                yield found
+                given += 1
+                if given == limit:
+                    return
+        if len(page) < 500:
+            return
+        after = page[-1].position

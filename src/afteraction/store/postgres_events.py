@@ -1,0 +1,217 @@
+"""PostgresEvents: the ``EventStore`` in PostgreSQL, shared by every replica of the service.
+
+It runs on a ``PostgresStore``'s pool and transactions, so each transaction sets
+``afteraction.tenant`` first and row-level security (migration m003_events) hides every other
+tenant's events, sessions and counts; the queries also name the tenant. A write inserts each
+group's events with one ``INSERT … SELECT FROM unnest(…) ON CONFLICT DO NOTHING RETURNING id``:
+the ids returned are the new ones, so two replicas taking the same event at once store it
+once and only one of them calls it new. Session rows and counts are upserted in id order, so
+concurrent writers take their row locks in the same order. The rules it keeps are those of
+``afteraction.store.events``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+
+from afteraction.errors import StoreError
+from afteraction.model import Event
+from afteraction.store.events import (
+    Session,
+    SessionReader,
+    Stats,
+    StoredEvent,
+    by_tenant,
+    micros,
+    session_rows,
+    split,
+    type_counts,
+)
+from afteraction.store.postgres import PostgresStore
+from afteraction.store.postgres_schema import EVENT_COUNTS, EVENTS, SESSIONS
+
+__all__ = ["PostgresEvents"]
+
+_INSERT_EVENTS = f"""
+    INSERT INTO {EVENTS} (tenant, id, session_id, trace_id, parent_session_id, type, at, data)
+    SELECT %s, * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::bigint[], %s::text[])
+    ON CONFLICT (tenant, id) DO NOTHING
+    RETURNING id
+"""
+_UPSERT_SESSIONS = f"""
+    INSERT INTO {SESSIONS} AS s (tenant, id, trace_id, parent_session_id, source, started_at, ended_at, events)
+    SELECT %s, * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::bigint[], %s::bigint[], %s::bigint[])
+    ON CONFLICT (tenant, id) DO UPDATE SET
+        source = CASE WHEN excluded.started_at < s.started_at THEN excluded.source ELSE s.source END,
+        started_at = least(s.started_at, excluded.started_at),
+        ended_at = greatest(s.ended_at, excluded.ended_at),
+        events = s.events + excluded.events,
+        parent_session_id = coalesce(s.parent_session_id, excluded.parent_session_id)
+"""
+_UPSERT_COUNTS = f"""
+    INSERT INTO {EVENT_COUNTS} AS c (tenant, type, events)
+    SELECT %s, * FROM unnest(%s::text[], %s::bigint[])
+    ON CONFLICT (tenant, type) DO UPDATE SET events = c.events + excluded.events
+"""
+_COLUMNS = "id, trace_id, parent_session_id, source, started_at, ended_at, events"
+_RETRIES = 3  # a deadlock or serialization failure between replicas is retried
+
+
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # made once, not per event
+
+
+def _data(event: Event) -> str:
+    return _encode(event.to_dict())
+
+
+class _Reader:
+    """Session lookups of one tenant in one transaction (one round trip each, one view for a walk)."""
+
+    def __init__(self, cur: psycopg.Cursor[tuple[Any, ...]], tenant: str) -> None:
+        self._cur, self._tenant = cur, tenant
+
+    def _sessions(self, sql: str, params: Sequence[Any]) -> list[Session]:
+        self._cur.execute(sql, params)
+        return [Session(*row) for row in self._cur.fetchall()]
+
+    def session(self, id: str) -> Session | None:
+        found = self._sessions(f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s AND id = %s", (self._tenant, id))
+        return found[0] if found else None
+
+    def children(self, parents: Sequence[str], *, limit: int) -> list[Session]:
+        sql = (
+            f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s AND parent_session_id = ANY(%s) "
+            "ORDER BY started_at, id LIMIT %s"
+        )
+        return self._sessions(sql, (self._tenant, list(parents), limit))
+
+    def trace(self, trace_id: str, *, limit: int) -> list[Session]:
+        sql = f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s AND trace_id = %s ORDER BY started_at, id LIMIT %s"
+        return self._sessions(sql, (self._tenant, trace_id, limit))
+
+
+class PostgresEvents:
+    """The event store over an open ``PostgresStore`` (closing this closes it)."""
+
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+
+    def close(self) -> None:
+        self.store.close()
+
+    # writes
+
+    def add_many(self, tenant: str, events: Sequence[Event]) -> list[bool]:
+        return self.add_groups([(tenant, events)])[0]
+
+    def add_groups(self, groups: Sequence[tuple[str, Sequence[Event]]]) -> list[list[bool]]:
+        if not groups:
+            return []
+        for attempt in range(_RETRIES):
+            try:
+                with self.store._transaction(groups[0][0]) as cur:
+                    added = {tenant: self._add(cur, tenant, events) for tenant, events in by_tenant(groups).items()}
+                return split(groups, added)
+            except StoreError as exc:
+                transient = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
+                if attempt == _RETRIES - 1 or not isinstance(exc.__cause__, transient):
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _add(self, cur: psycopg.Cursor[tuple[Any, ...]], tenant: str, events: Sequence[Event]) -> list[bool]:
+        cur.execute("SELECT set_config('afteraction.tenant', %s, true)", (tenant,))
+        first: dict[str, int] = {}
+        for index, event in enumerate(events):
+            first.setdefault(event.id, index)
+        unique = [events[index] for index in first.values()]
+        if not unique:
+            return []
+        columns: list[list[Any]] = [[] for _ in range(7)]
+        for e in unique:
+            row = (e.id, e.session_id, e.trace_id, e.parent_session_id or None, e.type, micros(e.instant), _data(e))
+            for column, value in zip(columns, row, strict=True):
+                column.append(value)
+        cur.execute(_INSERT_EVENTS, (tenant, *columns))
+        inserted = {id for (id,) in cur.fetchall()}
+        new = [event for event in unique if event.id in inserted]
+        rows = sorted(session_rows(new).items())
+        if rows:
+            sessions = [list(column) for column in zip(*((id, *r.values()) for id, r in rows), strict=True)]
+            cur.execute(_UPSERT_SESSIONS, (tenant, *sessions))
+            counts = sorted(type_counts(new).items())
+            cur.execute(_UPSERT_COUNTS, (tenant, [t for t, _ in counts], [n for _, n in counts]))
+        return [first[event.id] == index and event.id in inserted for index, event in enumerate(events)]
+
+    # reads
+
+    def _rows(self, tenant: str, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        with self.store._transaction(tenant) as cur:
+            cur.execute(sql, params)
+            return cur.fetchall()
+
+    @contextmanager
+    def reading(self, tenant: str) -> Iterator[SessionReader]:
+        with self.store._transaction(tenant) as cur:
+            yield _Reader(cur, tenant)
+
+    def session(self, tenant: str, id: str) -> Session | None:
+        with self.reading(tenant) as reader:
+            return reader.session(id)
+
+    def sessions(self, tenant: str, *, limit: int, before: tuple[int, str] | None = None) -> list[Session]:
+        sql = f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s"
+        params: list[Any] = [tenant]
+        if before is not None:
+            sql += " AND (started_at, id) < (%s, %s)"
+            params.extend(before)
+        sql += " ORDER BY started_at DESC, id DESC LIMIT %s"
+        return [Session(*row) for row in self._rows(tenant, sql, (*params, limit))]
+
+    def children(self, tenant: str, parents: Sequence[str], *, limit: int) -> list[Session]:
+        with self.reading(tenant) as reader:
+            return reader.children(parents, limit=limit)
+
+    def trace(self, tenant: str, trace_id: str, *, limit: int) -> list[Session]:
+        with self.reading(tenant) as reader:
+            return reader.trace(trace_id, limit=limit)
+
+    def events(
+        self,
+        tenant: str,
+        session_id: str | None,
+        *,
+        limit: int,
+        after: tuple[int, int] | None = None,
+        types: Sequence[str] = (),
+        start: int | None = None,
+        end: int | None = None,
+    ) -> list[StoredEvent]:
+        sql = f"SELECT at, pk, type, data FROM {EVENTS} WHERE tenant = %s"
+        params: list[Any] = [tenant]
+        for clause, value in (
+            (" AND session_id = %s", session_id),
+            (" AND at >= %s", start),
+            (" AND at < %s", end),
+            (" AND type = ANY(%s)", list(types) or None),
+        ):
+            if value is not None:
+                sql += clause
+                params.append(value)
+        if after is not None:
+            sql += " AND (at, pk) > (%s, %s)"
+            params.extend(after)
+        sql += " ORDER BY at, pk LIMIT %s"
+        return [StoredEvent(*row) for row in self._rows(tenant, sql, (*params, limit))]
+
+    def stats(self, tenant: str) -> Stats:
+        with self.store._transaction(tenant) as cur:
+            cur.execute(f"SELECT type, events FROM {EVENT_COUNTS} WHERE tenant = %s", (tenant,))
+            by_type = {str(type): int(n) for type, n in cur.fetchall()}
+            cur.execute(f"SELECT count(*) FROM {SESSIONS} WHERE tenant = %s", (tenant,))
+            found = cur.fetchone()
+        return Stats(by_type=by_type, sessions=0 if found is None else int(found[0]))
