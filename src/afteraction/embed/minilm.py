@@ -150,7 +150,9 @@ class _Loaded:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3  # errors only: no warnings on stderr
         try:
-            self.session: Any = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+            self.session: Any = ort.InferenceSession(
+                str(path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
         except Exception as exc:
             raise ConfigError(f"onnxruntime cannot load the embedding model {str(path)!r}: {exc}") from exc
         inputs = {node.name for node in self.session.get_inputs()}
