@@ -347,7 +347,7 @@ def test_a_paraphrase_is_closer_than_an_unrelated_request(
     assert dot(a, p) > dot(a, u) + 0.05, (dot(a, p), dot(a, u))
 
 
-def test_a_lazy_instance_loads_once_on_first_use_from_many_threads() -> None:
+def test_a_lazy_instance_loads_on_first_use_and_serves_many_threads() -> None:
     lazy = MiniLM(lazy=True)
     assert not lazy.loaded
     with ThreadPoolExecutor(max_workers=4) as pool:
