@@ -26,8 +26,9 @@ from typing import Any
 from afteraction.core.text import search_stems
 from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
+from afteraction.store import sqlite_vectors as vectors
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
-from afteraction.store.base import Candidate, check_page
+from afteraction.store.base import Candidate, StoredVector, check_page
 from afteraction.store.sqlite_schema import ANCHOR, check_file, inspect, migrate
 
 __all__ = ["SQLiteStore"]
@@ -111,11 +112,14 @@ def _use_wal(db: sqlite3.Connection, where: str) -> None:
 class SQLiteStore:
     """A ``Store`` in one SQLite file. The parent directory is created when missing."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, vector_index: vectors.IndexPolicy | None = None) -> None:
         self.path = str(path) if str(path) == ":memory:" else Path(path).expanduser()
         self._lock = threading.Lock()
         self._decode = Decoder(str(self.path))
         self._db: sqlite3.Connection | None = self._connect()
+        self.vectors = vectors.VectorSearch(
+            self.path if isinstance(self.path, Path) else None, self._reading, vector_index
+        )
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
@@ -326,9 +330,60 @@ class SQLiteStore:
                 return
             last = (page[-1][0], page[-1][1])
 
+    # vectors (see sqlite_vectors)
+
+    def put_vectors(self, vectors_: Sequence[StoredVector]) -> int:
+        rows = vectors.encode(vectors_)
+        if not rows:
+            return 0
+        with self._writing() as db:
+            return vectors.put(db, rows)
+
+    def search_vector(
+        self,
+        scope: Scope,
+        model: str,
+        vector: Sequence[float],
+        *,
+        now: datetime,
+        limit: int = 50,
+        min_confidence: float = 0.5,
+    ) -> list[Candidate]:
+        if limit <= 0:
+            return []
+        with self._reading() as db:
+            db.execute("BEGIN")  # one snapshot: the index catches up to the rows the filter reads
+            try:
+                found = self.vectors.search(
+                    db, scope, model, vector, now=micros(now), limit=limit, min_confidence=min_confidence
+                )
+            finally:
+                if db.in_transaction:
+                    with suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+        return [Candidate(self._decode(data), 0.0, frozenset(stems.split()), score) for data, stems, score in found]
+
+    def missing_vectors(
+        self, model: str, *, limit: int = 256, tenant: str | None = None, after: tuple[str, str] | None = None
+    ) -> list[Experience]:
+        with self._reading() as db:
+            found = vectors.missing(db, model, limit, tenant, after)
+        return [self._decode(data, remember=False) for data in found]
+
+    def rebuild_vector_index(self, model: str, *, tenant: str | None = None) -> list[str]:
+        """Build the ANN index of ``model`` for each tenant (or one) from SQLite now, and save it
+        beside the database; the tenants whose vectors it covers."""
+        with self._reading() as db:
+            sql = "SELECT DISTINCT tenant FROM vectors WHERE model = ? ORDER BY tenant"
+            tenants = [tenant] if tenant is not None else [t for (t,) in db.execute(sql, (model,))]
+            return [t for t in tenants if self.vectors.rebuild(db, t, model) is not None]
+
     def close(self) -> None:
+        self.vectors.wait()
         with self._lock:
             if self._db is not None:
+                with suppress(OSError, StoreError):
+                    self.vectors.close()
                 with suppress(sqlite3.Error):  # closing anyway
                     self._db.execute("PRAGMA optimize")
                 self._db.close()

@@ -156,7 +156,30 @@ def m003_events(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX sessions_parent ON sessions (tenant, parent_session_id, id)")
 
 
-MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_search, m003_events)
+def m005_vectors(db: sqlite3.Connection) -> None:
+    """One vector per (tenant, record, model): the record's ``revision`` it was made from, its
+    ``dimension`` and the float32 values (little-endian) as a blob. ``record`` is the record's
+    ``pk`` (the key of the ANN index); ``seq`` orders writes: every batch takes the next number,
+    so an index that has seen up to ``seq`` N loads only the rows above N to catch up."""
+    db.execute(
+        """
+        CREATE TABLE vectors (
+            tenant TEXT NOT NULL,
+            id TEXT NOT NULL,
+            model TEXT NOT NULL,
+            record INTEGER NOT NULL,
+            revision INTEGER NOT NULL,
+            dimension INTEGER NOT NULL,
+            vector BLOB NOT NULL,
+            seq INTEGER NOT NULL,
+            PRIMARY KEY (tenant, id, model)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("CREATE INDEX vectors_seq ON vectors (tenant, model, seq)")
+
+
+MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_search, m003_events, m005_vectors)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
