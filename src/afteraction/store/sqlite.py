@@ -370,13 +370,17 @@ class SQLiteStore:
             found = vectors.missing(db, model, limit, tenant, after)
         return [self._decode(data, remember=False) for data in found]
 
-    def rebuild_vector_index(self, model: str, *, tenant: str | None = None) -> list[str]:
-        """Build the ANN index of ``model`` for each tenant (or one) from SQLite now, and save it
-        beside the database; the tenants whose vectors it covers."""
+    def build_vector_index(
+        self, model: str, *, tenant: str | None = None, rebuild: bool = False
+    ) -> list[vectors.IndexState]:
+        """Bring the vector index of ``model`` (of each tenant, or one) up to date now and save
+        it beside the database: an ANN index is built when ``rebuild`` or when one is due
+        (``IndexPolicy.ann_from``) and none valid is saved. One state per tenant with vectors."""
         with self._reading() as db:
             sql = "SELECT DISTINCT tenant FROM vectors WHERE model = ? ORDER BY tenant"
             tenants = [tenant] if tenant is not None else [t for (t,) in db.execute(sql, (model,))]
-            return [t for t in tenants if self.vectors.rebuild(db, t, model) is not None]
+            states = [self.vectors.refresh(db, t, model, rebuild=rebuild) for t in tenants]
+        return [state for state in states if state is not None]
 
     def close(self) -> None:
         self.vectors.wait()

@@ -44,7 +44,7 @@ from afteraction.store.vector_index import AnnIndex, ExactIndex, IndexFiles, loa
 if TYPE_CHECKING:
     from afteraction.store.vector_index import Floats
 
-__all__ = ["IndexPolicy", "VectorSearch", "encode", "missing", "put"]
+__all__ = ["IndexPolicy", "IndexState", "VectorSearch", "encode", "missing", "put"]
 
 log = logging.getLogger("afteraction.store")
 
@@ -147,6 +147,19 @@ class IndexPolicy:
     background_from: int = 5_000
 
 
+@dataclass(frozen=True, slots=True)
+class IndexState:
+    """What serves one (tenant, model): ``kind`` "exact" or "ann", over ``vectors`` vectors;
+    ``built`` when this call built it; ``reason`` why a saved index was not used (if one was not)."""
+
+    tenant: str
+    model: str
+    kind: str
+    vectors: int
+    built: bool
+    reason: str
+
+
 @dataclass(slots=True)
 class _Entry:
     tenant: str
@@ -239,7 +252,7 @@ class VectorSearch:
 
     # keeping in step
 
-    def sync(self, db: sqlite3.Connection, tenant: str, model: str) -> _Entry | None:
+    def sync(self, db: sqlite3.Connection, tenant: str, model: str, *, build: bool = True) -> _Entry | None:
         """The index of (tenant, model), brought up to the database's current rows."""
         key = (tenant, model)
         top = db.execute("SELECT max(seq) FROM vectors WHERE tenant = ? AND model = ?", key).fetchone()[0]
@@ -251,7 +264,7 @@ class VectorSearch:
             entry = self.entries[key] = self._open(db, tenant, model, top)
         elif top > entry.watermark:
             self._catch_up(db, entry)
-        if entry.index.kind == "exact" and not entry.building and len(entry.index) >= self.policy.ann_from:
+        if build and entry.index.kind == "exact" and not entry.building and len(entry.index) >= self.policy.ann_from:
             self._start_build(entry, db)
         return entry
 
@@ -288,14 +301,18 @@ class VectorSearch:
         sample = keys[::step][:SAMPLE]
         if sample:
             rows = db.execute(
-                "SELECT e.pk, v.vector FROM experiences AS e JOIN vectors AS v ON v.tenant = e.tenant AND v.id = e.id "
-                "AND v.model = ? WHERE e.tenant = ? AND e.pk IN (SELECT value FROM json_each(?)) AND v.seq <= ?",
-                (entry.model, entry.tenant, json.dumps(sample), entry.watermark),
+                "SELECT e.pk, v.vector, v.seq FROM experiences AS e JOIN vectors AS v ON v.tenant = e.tenant "
+                "AND v.id = e.id AND v.model = ? WHERE e.tenant = ? AND e.pk IN (SELECT value FROM json_each(?))",
+                (entry.model, entry.tenant, json.dumps(sample)),
             ).fetchall()
             np = load_numpy()
-            stored = dict(zip([pk for pk, _ in rows], _matrix(np, [b for _, b in rows], entry.dimension), strict=True))
-            held = entry.index.vectors(sample)
-            for key, vector in zip(sample, held, strict=True):
+            stored = dict(
+                zip([pk for pk, *_ in rows], _matrix(np, [b for _, b, _ in rows], entry.dimension), strict=True)
+            )
+            later = {pk for pk, _, seq in rows if seq > entry.watermark}  # rewritten since: the catch-up brings it
+            for key, vector in zip(sample, entry.index.vectors(sample), strict=True):
+                if key in later:
+                    continue
                 if key not in stored or not np.allclose(stored[key], vector, atol=2e-3):
                     return f"its vector of record pk {key} differs from the database's"
         self._catch_up(db, entry)
@@ -371,20 +388,27 @@ class VectorSearch:
             entry.files.save(entry.index, entry.watermark)
             entry.saved = entry.watermark
 
-    def rebuild(self, db: sqlite3.Connection, tenant: str, model: str) -> _Entry | None:
-        """Build (tenant, model)'s ANN index now from SQLite, whatever its size, and save it
-        (the saved one, if any, is discarded first)."""
+    def refresh(self, db: sqlite3.Connection, tenant: str, model: str, *, rebuild: bool) -> IndexState | None:
+        """Bring (tenant, model)'s index up to date now and save it: build the ANN index when
+        ``rebuild`` (discarding the saved one) or when it is due and missing; None: no vectors."""
         key = (tenant, model)
-        self.entries.pop(key, None)
-        if self.database is not None:
-            IndexFiles(self.database, tenant, model).remove()
-        top = db.execute("SELECT max(seq) FROM vectors WHERE tenant = ? AND model = ?", key).fetchone()[0]
-        if top is None:
+        before = self.entries[key].builds if key in self.entries else 0
+        entry = self.sync(db, tenant, model, build=False)
+        if entry is None:
             return None
-        entry = self.entries[key] = self._open(db, tenant, model, top)
-        if usearch_available():
+        due = entry.index.kind == "exact" and len(entry.index) >= self.policy.ann_from
+        if (rebuild or due) and usearch_available():
+            if entry.files is not None:
+                entry.files.remove()
+            top = entry.watermark
+            self.entries.pop(key, None)
+            entry = self.entries[key] = self._open(db, tenant, model, top)
+            entry.reason = entry.reason if not rebuild else "asked to rebuild"
             self._swap_in(db, entry, self._make_ann(entry), entry.watermark)
-        return entry
+            before = 0
+        else:
+            self.save(entry)
+        return IndexState(tenant, model, entry.index.kind, len(entry.index), entry.builds > before, entry.reason)
 
     def wait(self, timeout: float | None = None) -> None:
         """Until the background builds started so far have finished."""
