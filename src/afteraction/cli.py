@@ -346,6 +346,50 @@ def db_upgrade(db: str, as_json: bool) -> None:
 
 @main.command()
 @db_option
+@click.option(
+    "--batch", default=64, show_default=True, type=click.IntRange(1, 4096), help="Records embedded at a time."
+)
+@click.option("--tenant", default=None, help="Only this tenant's lessons.")
+@click.option("--rebuild-index", is_flag=True, help="Rebuild the vector index from the stored vectors, even if valid.")
+@json_option
+@_errors
+def reindex(db: str, batch: int, tenant: str | None, rebuild_index: bool, as_json: bool) -> None:
+    """Embed every lesson that has no vector of the default embedding model yet (the `embed`
+    extra), then bring the vector index beside the database up to date.
+
+    Lessons are embedded in (tenant, id) order, BATCH at a time, with a progress bar on stderr. A
+    batch the embedder fails on is skipped and listed, and the command exits 1; run it again to
+    retry those. A lesson changed while it was being embedded is left for the next run. Exits 2
+    when the embed extra is missing or the store keeps no vectors."""
+    from afteraction.embed import default_embedder
+    from afteraction.reindex import count_missing
+    from afteraction.reindex import reindex as run
+
+    embedder = default_embedder()
+    with _open(db) as memory:
+        total = count_missing(memory.store, embedder.model_id, tenant)
+        with click.progressbar(
+            length=total or 0, label=f"embedding with {embedder.model_id}", file=sys.stderr, show_pos=True
+        ) as bar:
+            report = run(memory.store, embedder, batch=batch, tenant=tenant, rebuild_index=rebuild_index,
+                         progress=bar.update)  # fmt: skip
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), ensure_ascii=False))
+    else:
+        click.echo(f"embedded {report.embedded} with {report.model}; changed while embedding {report.changed}")
+        for failed in report.failed:
+            click.echo(f"failed: {failed.records} from {'/'.join(failed.first)} to {'/'.join(failed.last)}: "
+                       f"{failed.error}")  # fmt: skip
+        for state in report.indexes:
+            how = "built now" if state.built else "up to date"
+            why = f" (the saved one was not used: {state.reason})" if state.built and state.reason else ""
+            click.echo(f"index {state.tenant}: {state.kind}, {state.vectors} vectors, {how}{why}")
+    if report.failed:
+        sys.exit(1)
+
+
+@main.command()
+@db_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on (loopback only).")
 @click.option("--port", default=8787, show_default=True, type=click.IntRange(0, 65535), help="The port.")
 @click.option("--dev", is_flag=True, help="Development mode: tenant 'dev', no API keys, loopback only. Required.")

@@ -385,3 +385,13 @@ def test_another_tenant_has_its_own_index_file(path: Path) -> None:
     assert kind(store, "globex") == kind(store) == "ann"
     assert files(path).index_path != files(path, "globex").index_path
     store.close()
+
+
+def test_usearch_and_onnxruntime_load_in_either_order() -> None:
+    """usearch 2.26 (numkong) crashed the process when onnxruntime was imported after it: the
+    embed extra pins a usearch that does not."""
+    for first, second in (("usearch.index", "onnxruntime"), ("onnxruntime", "usearch.index")):
+        done = subprocess.run(
+            [sys.executable, "-c", f"import {first}; import {second}; print('ok')"], capture_output=True, check=False
+        )
+        assert done.returncode == 0, (first, second, done.stderr[-500:])

@@ -370,6 +370,11 @@ class SQLiteStore:
             found = vectors.missing(db, model, limit, tenant, after)
         return [self._decode(data, remember=False) for data in found]
 
+    def count_missing_vectors(self, model: str, *, tenant: str | None = None) -> int:
+        """How many records ``missing_vectors`` would still return (for a progress bar)."""
+        with self._reading() as db:
+            return vectors.count_missing(db, model, tenant)
+
     def build_vector_index(
         self, model: str, *, tenant: str | None = None, rebuild: bool = False
     ) -> list[vectors.IndexState]:

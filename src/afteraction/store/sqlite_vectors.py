@@ -44,7 +44,7 @@ from afteraction.store.vector_index import AnnIndex, ExactIndex, IndexFiles, loa
 if TYPE_CHECKING:
     from afteraction.store.vector_index import Floats
 
-__all__ = ["IndexPolicy", "IndexState", "VectorSearch", "encode", "missing", "put"]
+__all__ = ["IndexPolicy", "IndexState", "VectorSearch", "count_missing", "encode", "missing", "put"]
 
 log = logging.getLogger("afteraction.store")
 
@@ -133,6 +133,15 @@ def missing(
     where = "" if tenant is None else "e.tenant = ? AND"
     params = (model, *([tenant] if tenant is not None else []), *start, limit)
     return [data for (data,) in db.execute(_MISSING.format(tenant=where), params)]
+
+
+def count_missing(db: sqlite3.Connection, model: str, tenant: str | None) -> int:
+    where = "" if tenant is None else "WHERE e.tenant = ?"
+    sql = (
+        "SELECT count(*) FROM experiences AS e LEFT JOIN vectors AS v ON v.tenant = e.tenant AND v.id = e.id "
+        f"AND v.model = ? {where} {'AND' if where else 'WHERE'} (v.revision IS NULL OR v.revision != e.revision)"
+    )
+    return int(db.execute(sql, (model, *([tenant] if tenant is not None else []))).fetchone()[0])
 
 
 # search
