@@ -27,6 +27,7 @@ from afteraction.core.text import search_stems
 from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
 from afteraction.store import sqlite_vectors as vectors
+from afteraction.store import vector_table
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
 from afteraction.store.base import Candidate, StoredVector, check_page
 from afteraction.store.sqlite_schema import ANCHOR, check_file, inspect, migrate
@@ -333,11 +334,11 @@ class SQLiteStore:
     # vectors (see sqlite_vectors)
 
     def put_vectors(self, vectors_: Sequence[StoredVector]) -> int:
-        rows = vectors.encode(vectors_)
+        rows = vector_table.encode(vectors_)
         if not rows:
             return 0
         with self._writing() as db:
-            return vectors.put(db, rows)
+            return vector_table.put(db, rows)
 
     def search_vector(
         self,
@@ -367,13 +368,13 @@ class SQLiteStore:
         self, model: str, *, limit: int = 256, tenant: str | None = None, after: tuple[str, str] | None = None
     ) -> list[Experience]:
         with self._reading() as db:
-            found = vectors.missing(db, model, limit, tenant, after)
+            found = vector_table.missing(db, model, limit, tenant, after)
         return [self._decode(data, remember=False) for data in found]
 
     def count_missing_vectors(self, model: str, *, tenant: str | None = None) -> int:
         """How many records ``missing_vectors`` would still return (for a progress bar)."""
         with self._reading() as db:
-            return vectors.count_missing(db, model, tenant)
+            return vector_table.count_missing(db, model, tenant)
 
     def build_vector_index(
         self, model: str, *, tenant: str | None = None, rebuild: bool = False

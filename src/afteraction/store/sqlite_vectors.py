@@ -1,10 +1,5 @@
-"""Vectors in the SQLite store: the ``vectors`` table (m005) and the search over it.
+"""Vector search in the SQLite store, over the ``vectors`` table (``vector_table``).
 
-- **Storage**: one row per (tenant, record id, model): the record's revision it was made from,
-  its ``pk``, the dimension and the float32 values as a little-endian blob, and ``seq``, a number
-  per (tenant, model) that every written batch increments. ``put_vectors`` is one prepared
-  statement run over the batch in one transaction; its ``SELECT ... WHERE e.revision = ?`` is
-  the revision guard, so a vector of a record that has moved on is not written.
 - **Search**: per (tenant, model), an in-process index (``vector_index``) finds the nearest keys;
   SQL then keeps those the caller's scope sees that are eligible and whose vector is current,
   and scores them exactly from their float32 blobs. When too few survive, it asks for more
@@ -24,11 +19,8 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import sqlite3
-import sys
 import threading
-from array import array
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -38,35 +30,20 @@ from typing import TYPE_CHECKING, Any
 from afteraction.errors import ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Scope
 from afteraction.store._sql import scope_predicate
-from afteraction.store.base import StoredVector
 from afteraction.store.vector_index import AnnIndex, ExactIndex, IndexFiles, load_numpy, usearch_available
 
 if TYPE_CHECKING:
     from afteraction.store.vector_index import Floats
 
-__all__ = ["IndexPolicy", "IndexState", "VectorSearch", "count_missing", "encode", "missing", "put"]
+__all__ = ["IndexPolicy", "IndexState", "VectorSearch"]
 
 log = logging.getLogger("afteraction.store")
 
 GROWTH = 8
 EXACT_AFTER = 4_096
 SAMPLE = 16
-_LITTLE = sys.byteorder == "little"
 _ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
 
-_PUT = """
-    INSERT INTO vectors (tenant, id, model, record, revision, dimension, vector, seq)
-    SELECT e.tenant, e.id, ?, e.pk, e.revision, ?, ?, ?
-    FROM experiences AS e WHERE e.tenant = ? AND e.id = ? AND e.revision = ?
-    ON CONFLICT (tenant, id, model) DO UPDATE SET record = excluded.record, revision = excluded.revision,
-        dimension = excluded.dimension, vector = excluded.vector, seq = excluded.seq
-"""
-_MISSING = """
-    SELECT e.data FROM experiences AS e
-    LEFT JOIN vectors AS v ON v.tenant = e.tenant AND v.id = e.id AND v.model = ?
-    WHERE {tenant} (e.tenant, e.id) > (?, ?) AND (v.revision IS NULL OR v.revision != e.revision)
-    ORDER BY e.tenant, e.id LIMIT ?
-"""
 _FROM_VISIBLE = f"""
     FROM experiences AS e JOIN vectors AS v ON v.tenant = e.tenant AND v.id = e.id AND v.model = ?
     WHERE v.revision = e.revision AND {{scope}}
@@ -76,75 +53,6 @@ _FROM_VISIBLE = f"""
 
 def _column(part: str) -> str:
     return f"e.{part}"
-
-
-# writes
-
-
-def encode(vectors: Sequence[StoredVector]) -> list[tuple[Any, ...]]:
-    """The ``_PUT`` parameters of each vector (seq still 0); ValidationError naming the item at fault."""
-    rows = []
-    for i, item in enumerate(vectors):
-        if not isinstance(item, StoredVector):
-            raise ValidationError(f"vectors[{i}]", f"must be a StoredVector, got {type(item).__name__}")
-        try:
-            values = array("f", item.vector)
-        except (TypeError, ValueError, OverflowError) as exc:
-            raise ValidationError(f"vectors[{i}].vector", f"must be a sequence of numbers ({exc})") from None
-        if not values or not all(map(math.isfinite, values)):
-            raise ValidationError(f"vectors[{i}].vector", "must be a non-empty sequence of finite numbers")
-        if not _LITTLE:
-            values.byteswap()
-        rows.append((item.model, len(values), values.tobytes(), 0, item.tenant, item.id, item.revision))
-    return rows
-
-
-def put(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> int:
-    """Write ``encode``d rows inside the caller's write transaction; the number stored. Each
-    (tenant, model) takes the next ``seq``; a vector of another length than that (tenant,
-    model)'s stored vectors is refused (ValidationError: nothing is written)."""
-    groups: dict[tuple[str, str], tuple[int, int]] = {}  # (tenant, model) → (seq, dimension)
-    batch = []
-    for i, (model, dimension, blob, _, tenant, id, revision) in enumerate(rows):
-        key = (tenant, model)
-        if key not in groups:
-            top, stored = db.execute(
-                "SELECT max(seq), (SELECT dimension FROM vectors WHERE tenant = ? AND model = ? LIMIT 1) "
-                "FROM vectors WHERE tenant = ? AND model = ?",
-                (tenant, model, tenant, model),
-            ).fetchone()
-            groups[key] = ((top or 0) + 1, stored or dimension)
-        seq, expected = groups[key]
-        if dimension != expected:
-            raise ValidationError(
-                f"vectors[{i}].vector", f"has {dimension} dimensions; {model!r} vectors here have {expected}"
-            )
-        batch.append((model, dimension, blob, seq, tenant, id, revision))
-    return db.executemany(_PUT, batch).rowcount if batch else 0
-
-
-def missing(
-    db: sqlite3.Connection, model: str, limit: int, tenant: str | None, after: tuple[str, str] | None
-) -> list[str]:
-    """The stored JSON of records with no current vector of ``model``, in (tenant, id) order."""
-    if limit <= 0:
-        return []
-    start = after if after is not None else (tenant or "", "")
-    where = "" if tenant is None else "e.tenant = ? AND"
-    params = (model, *([tenant] if tenant is not None else []), *start, limit)
-    return [data for (data,) in db.execute(_MISSING.format(tenant=where), params)]
-
-
-def count_missing(db: sqlite3.Connection, model: str, tenant: str | None) -> int:
-    where = "" if tenant is None else "WHERE e.tenant = ?"
-    sql = (
-        "SELECT count(*) FROM experiences AS e LEFT JOIN vectors AS v ON v.tenant = e.tenant AND v.id = e.id "
-        f"AND v.model = ? {where} {'AND' if where else 'WHERE'} (v.revision IS NULL OR v.revision != e.revision)"
-    )
-    return int(db.execute(sql, (model, *([tenant] if tenant is not None else []))).fetchone()[0])
-
-
-# search
 
 
 @dataclass(frozen=True, slots=True)
