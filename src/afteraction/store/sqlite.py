@@ -389,7 +389,7 @@ class SQLiteStore:
         return [state for state in states if state is not None]
 
     def close(self) -> None:
-        self.vectors.wait()
+        self.vectors.stop()  # a background index build is abandoned: the next process rebuilds it
         with self._lock:
             if self._db is not None:
                 with suppress(OSError, StoreError):

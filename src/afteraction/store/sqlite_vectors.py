@@ -41,6 +41,7 @@ log = logging.getLogger("afteraction.store")
 
 GROWTH = 8
 EXACT_AFTER = 4_096
+BUILD_CHUNK = 8_192
 SAMPLE = 16
 _ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
 
@@ -105,6 +106,7 @@ class VectorSearch:
         self.policy = policy or IndexPolicy()
         self.entries: dict[tuple[str, str], _Entry] = {}
         self._threads: list[threading.Thread] = []
+        self._stopping = threading.Event()
 
     def search(
         self,
@@ -285,7 +287,10 @@ class VectorSearch:
                 assert isinstance(entry.index, ExactIndex)
                 keys, vectors = entry.index.contents()  # views; rows replaced meanwhile come back via seq
                 listed = [int(key) for key in keys]
-            ann.upsert(listed, vectors, threads=0)
+            for start in range(0, len(listed), BUILD_CHUNK):  # in chunks, so that closing the store stops it
+                if self._stopping.is_set():
+                    return
+                ann.upsert(listed[start : start + BUILD_CHUNK], vectors[start : start + BUILD_CHUNK], threads=0)
             with self.reading() as db:
                 if self.entries.get((entry.tenant, entry.model)) is entry:
                     self._swap_in(db, entry, ann, mark)
@@ -332,6 +337,11 @@ class VectorSearch:
         for thread in list(self._threads):
             thread.join(timeout)
         self._threads = [thread for thread in self._threads if thread.is_alive()]
+
+    def stop(self) -> None:
+        """Abandon the background builds (at their next chunk) and wait for them to end."""
+        self._stopping.set()
+        self.wait()
 
     def close(self) -> None:
         """Save every ANN index that caught up since it was last saved (called under the lock)."""
