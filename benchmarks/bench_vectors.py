@@ -56,6 +56,26 @@ DEFAULT_DATA = HERE / ".data"
 NEVER = IndexPolicy(ann_from=10**12)
 ALWAYS = IndexPolicy(ann_from=0, background_from=10**12)
 CHUNK = 5_000
+MODEL = MODEL_ID  # the smoke run's stand-in embedder has its own
+
+
+class Hashed:
+    """The smoke run's stand-in for MiniLM (loading and running it is most of a smoke run's time
+    on a busy machine): word hashes into 64 dimensions. Not a quality embedder."""
+
+    model_id = "smoke-hashed@1"
+    dimension = 64
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            row = [0.01] * self.dimension
+            for word in text.lower().split():
+                row[sum(map(ord, word)) % self.dimension] += 1.0
+            out.append(row)
+        return out
+
+
 NOW = datetime.now(timezone.utc)  # what Memory.search passes: the clock
 
 
@@ -94,7 +114,7 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def real_vectors(data_dir: Path | None, n: int, embedder: Checked) -> np.ndarray:
     """MiniLM vectors of the first ``n`` corpus lessons, cached under ``data_dir``."""
-    cache = None if data_dir is None else data_dir / f"vectors-c{corpus.VERSION}-{MODEL_ID}-n{n}.npy"
+    cache = None if data_dir is None else data_dir / f"vectors-c{corpus.VERSION}-{embedder.model_id}-n{n}.npy"
     if cache is not None and cache.exists():
         return np.load(cache)  # type: ignore[no-any-return]
     texts = [embedding_text(e) for e in corpus.experiences(0, n)]
@@ -135,7 +155,7 @@ def build(path: Path, lessons: int, real: np.ndarray) -> None:
             rows = vectors_for(start, len(batch), real)
             stored = store.put_vectors(
                 [
-                    StoredVector(e.scope.tenant, e.id, e.revision, MODEL_ID, row)
+                    StoredVector(e.scope.tenant, e.id, e.revision, MODEL, row)
                     for e, row in zip(batch, rows.tolist(), strict=True)
                 ]
             )
@@ -154,15 +174,14 @@ def _searches(store: SQLiteStore, queries: np.ndarray, limit: int, repeat: int) 
     scope = corpus.QUERY_SCOPE
     now = NOW
     found = [
-        [c.experience.id for c in store.search_vector(scope, MODEL_ID, q.tolist(), now=now, limit=limit)]
-        for q in queries
+        [c.experience.id for c in store.search_vector(scope, MODEL, q.tolist(), now=now, limit=limit)] for q in queries
     ]
     times = []
     for _ in range(repeat):
         for q in queries:
             vector = q.tolist()
             start = time.perf_counter_ns()
-            store.search_vector(scope, MODEL_ID, vector, now=now, limit=limit)
+            store.search_vector(scope, MODEL, vector, now=now, limit=limit)
             times.append((time.perf_counter_ns() - start) / 1e6)
     return times, found
 
@@ -174,7 +193,7 @@ def _with_embedding(
     for text in texts:
         start = time.perf_counter_ns()
         vector = embed([text])[0]
-        store.search_vector(corpus.QUERY_SCOPE, MODEL_ID, vector, now=NOW, limit=limit)
+        store.search_vector(corpus.QUERY_SCOPE, MODEL, vector, now=NOW, limit=limit)
         times.append((time.perf_counter_ns() - start) / 1e6)
     return times
 
@@ -220,7 +239,7 @@ def measure(
             shutil.copyfile(cached, path)
         exact = SQLiteStore(path, vector_index=NEVER)
         start = time.perf_counter()
-        exact.search_vector(corpus.QUERY_SCOPE, MODEL_ID, query_vectors[0].tolist(), now=NOW, limit=args.limit)
+        exact.search_vector(corpus.QUERY_SCOPE, MODEL, query_vectors[0].tolist(), now=NOW, limit=args.limit)
         exact_load = time.perf_counter() - start
         exact_times, exact_found = _searches(exact, query_vectors, args.limit, args.repeat)
         exact_embed = _with_embedding(exact, embed, queries, args.limit)
@@ -228,12 +247,12 @@ def measure(
 
         builder = SQLiteStore(path, vector_index=ALWAYS)
         start = time.perf_counter()
-        builder.build_vector_index(MODEL_ID, rebuild=True)
+        builder.build_vector_index(MODEL, rebuild=True)
         build_s = time.perf_counter() - start
         builder.close()
         ann = SQLiteStore(path, vector_index=ALWAYS)
         start = time.perf_counter()
-        ann.search_vector(corpus.QUERY_SCOPE, MODEL_ID, query_vectors[0].tolist(), now=NOW, limit=args.limit)
+        ann.search_vector(corpus.QUERY_SCOPE, MODEL, query_vectors[0].tolist(), now=NOW, limit=args.limit)
         load_s = time.perf_counter() - start
         ann_times, ann_found = _searches(ann, query_vectors, args.limit, args.repeat)
         ann_embed = _with_embedding(ann, embed, queries, args.limit)
@@ -301,7 +320,7 @@ def table(results: Sequence[Result], reindex_rate: float, args: argparse.Namespa
         f"{'+embed':>7} | {'recall@10':>9} | {'build s':>7} | {'load s':>6} | {'RSS MB':>6} | {'peak':>5} | served by"
     )
     lines = [
-        f"vector search (SQLite, {MODEL_ID}): {args.queries} queries x {args.repeat} passes, limit {args.limit}, "
+        f"vector search (SQLite, {MODEL}): {args.queries} queries x {args.repeat} passes, limit {args.limit}, "
         f"as scope {corpus.QUERY_SCOPE.tenant}/{corpus.QUERY_SCOPE.app}/{corpus.QUERY_SCOPE.project}; ms",
         f"vectors: the first {args.real} lessons embedded for real, the rest generated from them (see --help)",
         head,
@@ -347,7 +366,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
-    embedder = default_embedder()
+    global MODEL
+    embedder = Checked(Hashed()) if args.smoke else default_embedder()
+    MODEL = embedder.model_id
     embedder.embed(["warm up"])
     real = real_vectors(args.data_dir, args.real, embedder)
     queries = corpus.queries(args.queries)
