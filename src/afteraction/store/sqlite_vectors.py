@@ -215,29 +215,35 @@ class VectorSearch:
         if entry.watermark > top:
             return f"its watermark {entry.watermark} is past the database's {top}"
         assert isinstance(entry.index, AnnIndex)
-        keys = [int(key) for key in entry.index.index.keys]
-        step = max(1, len(keys) // SAMPLE)
-        sample = keys[::step][:SAMPLE]
-        if sample:
-            rows = db.execute(
-                "SELECT e.pk, v.vector, v.seq FROM experiences AS e JOIN vectors AS v ON v.tenant = e.tenant "
-                "AND v.id = e.id AND v.model = ? WHERE e.tenant = ? AND e.pk IN (SELECT value FROM json_each(?))",
-                (entry.model, entry.tenant, json.dumps(sample)),
-            ).fetchall()
-            np = load_numpy()
-            stored = dict(
-                zip([pk for pk, *_ in rows], _matrix(np, [b for _, b, _ in rows], entry.dimension), strict=True)
-            )
-            later = {pk for pk, _, seq in rows if seq > entry.watermark}  # rewritten since: the catch-up brings it
-            for key, vector in zip(sample, entry.index.vectors(sample), strict=True):
-                if key in later:
-                    continue
-                if key not in stored or not np.allclose(stored[key], vector, atol=2e-3):
+        np = load_numpy()
+        rows = self._sample(db, entry)
+        if rows:
+            keys = [pk for pk, _ in rows]
+            held = entry.index.vectors(keys)
+            present = np.asarray(entry.index.index.contains(np.asarray(keys, dtype=np.uint64)), dtype=bool)
+            stored = _matrix(np, [blob for _, blob in rows], entry.dimension)
+            for key, there, mine, theirs in zip(keys, present.reshape(-1), held, stored, strict=True):
+                if not there or not np.allclose(mine, theirs, atol=2e-3):
                     return f"its vector of record pk {key} differs from the database's"
         self._catch_up(db, entry)
         if len(entry.index) != count:
             return f"it holds {len(entry.index)} vectors where the database has {count}"
         return ""
+
+    @staticmethod
+    def _sample(db: sqlite3.Connection, entry: _Entry) -> list[tuple[int, bytes]]:
+        """Up to ``SAMPLE`` stored (pk, vector) rows the index must hold: the first in key order
+        and some spread over the records' pks (seeks only: no scan of the table)."""
+        low, high = db.execute("SELECT min(pk), max(pk) FROM experiences").fetchone()
+        spread = sorted({low + (high - low) * i // 255 for i in range(256)}) if low is not None else []
+        sql = (
+            "SELECT e.pk, v.vector FROM experiences AS e JOIN vectors AS v ON v.tenant = e.tenant AND v.id = e.id "
+            "AND v.model = ? WHERE e.tenant = ? AND v.seq <= ? AND {where} LIMIT ?"
+        )
+        params = (entry.model, entry.tenant, entry.watermark)
+        rows = db.execute(sql.format(where=_AMONG), (*params, json.dumps(spread), SAMPLE)).fetchall()
+        first = db.execute(sql.format(where="1"), (*params, SAMPLE // 2)).fetchall()
+        return list(dict(rows + first).items())
 
     def _catch_up(self, db: sqlite3.Connection, entry: _Entry) -> None:
         rows = db.execute(
