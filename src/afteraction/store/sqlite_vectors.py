@@ -280,7 +280,7 @@ class VectorSearch:
         assert isinstance(entry.index, ExactIndex)
         keys, vectors = entry.index.contents()
         ann = AnnIndex(entry.dimension)
-        ann.upsert([int(key) for key in keys], vectors, threads=0)
+        ann.upsert([int(key) for key in keys], vectors, threads=_threads(len(keys)))
         return ann
 
     def _build(self, entry: _Entry) -> None:
@@ -296,7 +296,11 @@ class VectorSearch:
             for start in range(0, len(listed), BUILD_CHUNK):  # in chunks, so that closing the store stops it
                 if self._stopping.is_set():
                     return
-                ann.upsert(listed[start : start + BUILD_CHUNK], vectors[start : start + BUILD_CHUNK], threads=0)
+                ann.upsert(
+                    listed[start : start + BUILD_CHUNK],
+                    vectors[start : start + BUILD_CHUNK],
+                    threads=_threads(len(listed)),
+                )
             with self.reading() as db:
                 if self.entries.get((entry.tenant, entry.model)) is entry:
                     self._swap_in(db, entry, ann, mark)
@@ -360,6 +364,11 @@ class VectorSearch:
 
 _AMONG = "e.pk IN (SELECT value FROM json_each(?))"
 _STEMS = "e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms"
+
+
+def _threads(vectors: int) -> int:
+    """Every core for a large build; one for a small one, which then comes out the same every time."""
+    return 0 if vectors >= 10_000 else 1
 
 
 def _matrix(np: Any, blobs: Sequence[bytes], dimension: int) -> Floats:
