@@ -38,11 +38,12 @@ if TYPE_CHECKING:
 __all__ = ["AnnIndex", "ExactIndex", "IndexFiles", "Manifest", "load_numpy", "usearch_available"]
 
 FORMAT = 1
-#: HNSW parameters: graph degree, candidate list while building and while searching. Measured on
-#: MiniLM vectors of the benchmark corpus (docs/vectors.md): recall@10 ≥ 0.95 at 100k.
+#: HNSW parameters: graph degree, candidate list while building and while searching. On the
+#: vector benchmark at 100k lessons (52k in the searched tenant), ef_search 64 / 96 / 128 / 192 / 256
+#: gave recall@10 0.925 / 0.930 / 0.947 / 0.973 / 0.980 for about +1 ms from 96 to 192.
 CONNECTIVITY = 16
 EXPANSION_ADD = 64
-EXPANSION_SEARCH = 96
+EXPANSION_SEARCH = 192
 DTYPE = "f16"
 
 
