@@ -135,7 +135,7 @@ class VectorSearch:
         scope_sql, scope_params = scope_predicate(scope, "?", _column)
         visible = _FROM_VISIBLE.format(scope=scope_sql)
         tail = (*scope_params, min_confidence, now)
-        found: dict[int, tuple[str, str, str, bytes]] = {}
+        found: dict[int, tuple[str, bytes]] = {}
         checked: set[int] = set()
         k = max(4 * limit, 64)
         while True:
@@ -143,16 +143,16 @@ class VectorSearch:
             fresh = [key for key in keys if key not in checked]
             checked.update(fresh)
             if fresh:
-                sql = f"SELECT e.pk, e.id, e.data, {_STEMS}, v.vector {visible} AND {_AMONG}"
-                for pk, id, data, stems, blob in db.execute(sql, (model, *tail, json.dumps(fresh))):
-                    found[pk] = (id, data, stems, blob)
+                sql = f"SELECT e.pk, e.id, v.vector {visible} AND {_AMONG}"
+                for pk, id, blob in db.execute(sql, (model, *tail, json.dumps(fresh))):
+                    found[pk] = (id, blob)
             exhausted = len(keys) >= len(entry.index)
             if len(found) >= limit or (exhausted and entry.index.kind == "exact"):
                 break
             if exhausted or k >= EXACT_AFTER:
                 return self._scan(db, query, visible, (model, *tail), limit)
             k *= GROWTH
-        return _best(np, query, found.values(), limit)
+        return _records(db, _best(np, query, found, limit))
 
     def _scan(
         self, db: sqlite3.Connection, query: Floats, visible: str, params: tuple[Any, ...], limit: int
@@ -165,9 +165,9 @@ class VectorSearch:
         scores = _matrix(np, [blob for _, blob in rows], len(query)) @ query
         top = np.argsort(-scores, kind="stable")[: 4 * limit]
         keys = [rows[i][0] for i in top]
-        sql = f"SELECT e.pk, e.id, e.data, {_STEMS}, v.vector {visible} AND {_AMONG}"
-        found = [(id, data, stems, blob) for _, id, data, stems, blob in db.execute(sql, (*params, json.dumps(keys)))]
-        return _best(np, query, found, limit)
+        sql = f"SELECT e.pk, e.id, v.vector {visible} AND {_AMONG}"
+        found = {pk: (id, blob) for pk, id, blob in db.execute(sql, (*params, json.dumps(keys)))}
+        return _records(db, _best(np, query, found, limit))
 
     # keeping in step
 
@@ -376,10 +376,23 @@ def _matrix(np: Any, blobs: Sequence[bytes], dimension: int) -> Floats:
     return values.reshape(len(blobs), dimension).astype(np.float32, copy=False)  # type: ignore[no-any-return]
 
 
-def _best(np: Any, query: Floats, found: Any, limit: int) -> list[tuple[str, str, float]]:
-    rows = list(found)
-    if not rows:
+def _best(np: Any, query: Floats, found: dict[int, tuple[str, bytes]], limit: int) -> list[tuple[int, float]]:
+    """The best ``limit`` of ``found`` (pk → (id, float32 blob)), scored exactly: (pk, cosine)."""
+    if not found:
         return []
-    scores = _matrix(np, [blob for *_, blob in rows], len(query)) @ query
-    ranked = sorted(zip(scores.tolist(), rows, strict=True), key=lambda item: (item[0], item[1][0]), reverse=True)
-    return [(data, stems, score) for score, (_, data, stems, _) in ranked[:limit]]
+    keys = list(found)
+    scores = _matrix(np, [found[key][1] for key in keys], len(query)) @ query
+    ranked = sorted(
+        zip(scores.tolist(), keys, strict=True), key=lambda item: (item[0], found[item[1]][0]), reverse=True
+    )
+    return [(key, score) for score, key in ranked[:limit]]
+
+
+def _records(db: sqlite3.Connection, best: list[tuple[int, float]]) -> list[tuple[str, str, float]]:
+    """(record JSON, stems, cosine) of the chosen pks, in their order: the large columns are read
+    only for the records returned."""
+    if not best:
+        return []
+    sql = f"SELECT e.pk, e.data, {_STEMS} FROM experiences AS e WHERE {_AMONG}"
+    rows = {pk: (data, stems) for pk, data, stems in db.execute(sql, (json.dumps([pk for pk, _ in best]),))}
+    return [(*rows[pk], score) for pk, score in best if pk in rows]
