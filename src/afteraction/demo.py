@@ -80,6 +80,7 @@ def run_demo(memory: Memory, echo: Callable[[str], None], *, db: str | None = No
         echo(f"   {first.experience.lesson}")
         echo(f"   {first.experience.summary}")
         echo("")
+    memory.wait_indexed(DEMO_BUDGET)  # the lesson's vector is written in the background
     second = _agent(memory, RefundDesk()).run(SECOND_TASK, run_id="demo-run-2")
     echo("── The block run 2 received")
     echo(second.block.rstrip("\n") if second.block else "(none)")
@@ -93,6 +94,11 @@ def run_demo(memory: Memory, echo: Callable[[str], None], *, db: str | None = No
         echo(f"Try it: afteraction block 'refund stuck in pending' {scope} --db {db}")
 
 
+#: The demo waits for the embedding model to load on its first search, so both channels always run
+#: and its output is the same every time (an agent host keeps the library's 0.5 s budget).
+DEMO_BUDGET = 30.0
+
+
 def demo_memory(url: str) -> Memory:
     """A memory for the demo: the given store, a fixed clock, the ``strategy`` argument kept."""
-    return Memory.open(url, clock=FixedClock(), allow_args=("strategy",))
+    return Memory.open(url, clock=FixedClock(), allow_args=("strategy",), vector_budget=DEMO_BUDGET)

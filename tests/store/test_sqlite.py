@@ -48,6 +48,7 @@ EXPECTED_SCHEMA = [
     ("index", "sqlite_autoindex__afteraction_migrations_1"),
     ("index", "sqlite_autoindex_events_1"),
     ("index", "sqlite_autoindex_experiences_1"),
+    ("index", "vectors_seq"),
     ("table", "_afteraction_migrations"),
     ("table", "api_keys"),
     ("table", "event_counts"),
@@ -60,6 +61,7 @@ EXPECTED_SCHEMA = [
     ("table", "experiences_fts_idx"),
     ("table", "experiences_fts_terms"),
     ("table", "sessions"),
+    ("table", "vectors"),
     ("trigger", "experiences_fts_delete"),
     ("trigger", "experiences_fts_insert"),
     ("trigger", "experiences_fts_update"),
@@ -88,7 +90,7 @@ def test_a_blank_database_migrates_to_the_expected_schema(tmp_path: Path) -> Non
     assert (
         applied
         == [m.__name__ for m in MIGRATIONS]
-        == ["m001_experiences", "m002_search", "m003_events", "m004_keys", "m005_event_reads"]
+        == ["m001_experiences", "m002_search", "m003_events", "m004_keys", "m005_event_reads", "m006_vectors"]
     )
     assert pragma(path, "user_version") == len(MIGRATIONS)
     assert pragma(path, "application_id") == APPLICATION_ID

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from afteraction.embed.base import Checked, check_texts
+from afteraction.embed.gate import GATE
 from afteraction.errors import ConfigError, EmbedderError
 
 if TYPE_CHECKING:
@@ -226,7 +227,8 @@ class MiniLM:
                     raise self._failed
                 if self._loaded is None:
                     try:
-                        self._loaded = _Loaded(self.model_path, self.threads)
+                        with GATE.call():  # never exit while onnxruntime is building the session
+                            self._loaded = _Loaded(self.model_path, self.threads)
                     except ConfigError as exc:
                         self._failed = exc
                         raise
@@ -292,7 +294,10 @@ class MiniLM:
         if model.with_type_ids:
             feeds["token_type_ids"] = np.zeros_like(ids)
         try:
-            (hidden,) = model.session.run([model.output], feeds)
+            with GATE.call():  # never exit while onnxruntime runs
+                (hidden,) = model.session.run([model.output], feeds)
+        except EmbedderError:
+            raise
         except Exception as exc:
             raise EmbedderError(f"embedder {MODEL_ID!r}: onnxruntime failed: {exc}") from exc
         weights = mask[:, :, None].astype(np.float32)

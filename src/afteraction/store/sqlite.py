@@ -26,8 +26,10 @@ from typing import Any
 from afteraction.core.text import search_stems
 from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
+from afteraction.store import sqlite_vectors as vectors
+from afteraction.store import vector_table
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
-from afteraction.store.base import Candidate, check_page
+from afteraction.store.base import Candidate, StoredVector, check_page
 from afteraction.store.sqlite_schema import ANCHOR, check_file, inspect, migrate
 
 __all__ = ["SQLiteStore"]
@@ -111,11 +113,14 @@ def _use_wal(db: sqlite3.Connection, where: str) -> None:
 class SQLiteStore:
     """A ``Store`` in one SQLite file. The parent directory is created when missing."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, vector_index: vectors.IndexPolicy | None = None) -> None:
         self.path = str(path) if str(path) == ":memory:" else Path(path).expanduser()
         self._lock = threading.Lock()
         self._decode = Decoder(str(self.path))
         self._db: sqlite3.Connection | None = self._connect()
+        self.vectors = vectors.VectorSearch(
+            self.path if isinstance(self.path, Path) else None, self._reading, vector_index
+        )
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
@@ -326,9 +331,69 @@ class SQLiteStore:
                 return
             last = (page[-1][0], page[-1][1])
 
+    # vectors (see sqlite_vectors)
+
+    def put_vectors(self, vectors_: Sequence[StoredVector]) -> int:
+        rows = vector_table.encode(vectors_)
+        if not rows:
+            return 0
+        with self._writing() as db:
+            return vector_table.put(db, rows)
+
+    def search_vector(
+        self,
+        scope: Scope,
+        model: str,
+        vector: Sequence[float],
+        *,
+        now: datetime,
+        limit: int = 50,
+        min_confidence: float = 0.5,
+    ) -> list[Candidate]:
+        if limit <= 0:
+            return []
+        with self._reading() as db:
+            db.execute("BEGIN")  # one snapshot: the index catches up to the rows the filter reads
+            try:
+                found = self.vectors.search(
+                    db, scope, model, vector, now=micros(now), limit=limit, min_confidence=min_confidence
+                )
+            finally:
+                if db.in_transaction:
+                    with suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+        return [Candidate(self._decode(data), 0.0, frozenset(stems.split()), score) for data, stems, score in found]
+
+    def missing_vectors(
+        self, model: str, *, limit: int = 256, tenant: str | None = None, after: tuple[str, str] | None = None
+    ) -> list[Experience]:
+        with self._reading() as db:
+            found = vector_table.missing(db, model, limit, tenant, after)
+        return [self._decode(data, remember=False) for data in found]
+
+    def count_missing_vectors(self, model: str, *, tenant: str | None = None) -> int:
+        """How many records ``missing_vectors`` would still return (for a progress bar)."""
+        with self._reading() as db:
+            return vector_table.count_missing(db, model, tenant)
+
+    def build_vector_index(
+        self, model: str, *, tenant: str | None = None, rebuild: bool = False
+    ) -> list[vectors.IndexState]:
+        """Bring the vector index of ``model`` (of each tenant, or one) up to date now and save
+        it beside the database: an ANN index is built when ``rebuild`` or when one is due
+        (``IndexPolicy.ann_from``) and none valid is saved. One state per tenant with vectors."""
+        with self._reading() as db:
+            sql = "SELECT DISTINCT tenant FROM vectors WHERE model = ? ORDER BY tenant"
+            tenants = [tenant] if tenant is not None else [t for (t,) in db.execute(sql, (model,))]
+            states = [self.vectors.refresh(db, t, model, rebuild=rebuild) for t in tenants]
+        return [state for state in states if state is not None]
+
     def close(self) -> None:
+        self.vectors.stop()  # a background index build is abandoned: the next process rebuilds it
         with self._lock:
             if self._db is not None:
+                with suppress(OSError, StoreError):
+                    self.vectors.close()
                 with suppress(sqlite3.Error):  # closing anyway
                     self._db.execute("PRAGMA optimize")
                 self._db.close()

@@ -198,7 +198,37 @@ def m005_event_reads(db: sqlite3.Connection) -> None:
     db.execute("INSERT INTO event_counts SELECT tenant, type, count(*) FROM events GROUP BY tenant, type")
 
 
-MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_search, m003_events, m004_keys, m005_event_reads)
+def m006_vectors(db: sqlite3.Connection) -> None:
+    """One vector per (tenant, record, model): the record's ``revision`` it was made from, its
+    ``dimension`` and the float32 values (little-endian) as a blob. ``record`` is the record's
+    ``pk`` (the key of the ANN index); ``seq`` orders writes: every batch takes the next number,
+    so an index that has seen up to ``seq`` N loads only the rows above N to catch up."""
+    db.execute(
+        """
+        CREATE TABLE vectors (
+            tenant TEXT NOT NULL,
+            id TEXT NOT NULL,
+            model TEXT NOT NULL,
+            record INTEGER NOT NULL,
+            revision INTEGER NOT NULL,
+            dimension INTEGER NOT NULL,
+            vector BLOB NOT NULL,
+            seq INTEGER NOT NULL,
+            PRIMARY KEY (tenant, id, model)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("CREATE INDEX vectors_seq ON vectors (tenant, model, seq)")
+
+
+MIGRATIONS: Sequence[Migration] = (
+    m001_experiences,
+    m002_search,
+    m003_events,
+    m004_keys,
+    m005_event_reads,
+    m006_vectors,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

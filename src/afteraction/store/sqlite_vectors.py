@@ -1,0 +1,398 @@
+"""Vector search in the SQLite store, over the ``vectors`` table (``vector_table``).
+
+- **Search**: per (tenant, model), an in-process index (``vector_index``) finds the nearest keys;
+  SQL then keeps those the caller's scope sees that are eligible and whose vector is current,
+  and scores them exactly from their float32 blobs. When too few survive, it asks for more
+  (``GROWTH`` times as many); past ``EXACT_AFTER`` candidates, or once an ANN index has given all
+  it has, it scores every eligible visible row from SQL instead, so the result is exact.
+- **Keeping in step**: every search first reads ``max(seq)`` of its (tenant, model), one index
+  seek, and loads the rows above the index's watermark: writes of this connection, of another
+  connection or of another process on the same file all show up there.
+- **Exact or ANN**: below ``IndexPolicy.ann_from`` vectors a (tenant, model) is searched with an
+  exact numpy matrix; from there on with a usearch HNSW index, built in a background thread
+  (searches stay exact meanwhile) and saved beside the database. A saved index is used only if
+  its manifest, size, checksum, dimension, model, watermark, a sample of its vectors and, after
+  catching up, its count all agree with SQLite; otherwise it is rebuilt (``reason`` says why).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from afteraction.errors import ValidationError
+from afteraction.model import ELIGIBLE_STATUSES, Scope
+from afteraction.store._sql import scope_predicate
+from afteraction.store.vector_index import AnnIndex, ExactIndex, IndexFiles, load_numpy, usearch_available
+
+if TYPE_CHECKING:
+    from afteraction.store.vector_index import Floats
+
+__all__ = ["IndexPolicy", "IndexState", "VectorSearch"]
+
+log = logging.getLogger("afteraction.store")
+
+GROWTH = 8
+EXACT_AFTER = 4_096
+BUILD_CHUNK = 8_192
+SAMPLE = 16
+_ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
+
+_FROM_VISIBLE = f"""
+    FROM experiences AS e JOIN vectors AS v ON v.tenant = e.tenant AND v.id = e.id AND v.model = ?
+    WHERE v.revision = e.revision AND {{scope}}
+      AND e.status IN ({_ELIGIBLE}) AND e.confidence >= ? AND (e.expires_at IS NULL OR e.expires_at > ?)
+"""
+
+
+def _column(part: str) -> str:
+    return f"e.{part}"
+
+
+@dataclass(frozen=True, slots=True)
+class IndexPolicy:
+    """When a (tenant, model) moves from the exact matrix to an ANN index: at ``ann_from``
+    vectors (measured in docs/vectors.md); a build of fewer than ``background_from`` runs inline."""
+
+    ann_from: int = 20_000
+    background_from: int = 5_000
+
+
+@dataclass(frozen=True, slots=True)
+class IndexState:
+    """What serves one (tenant, model): ``kind`` "exact" or "ann", over ``vectors`` vectors;
+    ``built`` when this call built it; ``reason`` why a saved index was not used (if one was not)."""
+
+    tenant: str
+    model: str
+    kind: str
+    vectors: int
+    built: bool
+    reason: str
+
+
+@dataclass(slots=True)
+class _Entry:
+    tenant: str
+    model: str
+    dimension: int
+    index: ExactIndex | AnnIndex
+    watermark: int
+    files: IndexFiles | None
+    saved: int = -1  # the watermark last written to the files (-1: never)
+    building: bool = False
+    reason: str = ""  # why the saved index was not used, when it was not
+    builds: int = field(default=0)
+
+
+Reading = Callable[[], AbstractContextManager[sqlite3.Connection]]
+
+
+class VectorSearch:
+    """The per-(tenant, model) indexes of one SQLite store. Every method that takes ``db`` runs
+    under the store's lock, inside one read snapshot; the background build takes the lock
+    through ``reading`` only to read rows and to swap its index in."""
+
+    def __init__(self, database: Path | None, reading: Reading, policy: IndexPolicy | None = None) -> None:
+        self.database = database
+        self.reading = reading
+        self.policy = policy or IndexPolicy()
+        self.entries: dict[tuple[str, str], _Entry] = {}
+        self._threads: list[threading.Thread] = []
+        self._stopping = threading.Event()
+
+    def search(
+        self,
+        db: sqlite3.Connection,
+        scope: Scope,
+        model: str,
+        vector: Sequence[float],
+        *,
+        now: int,
+        limit: int,
+        min_confidence: float,
+    ) -> list[tuple[str, str, float]]:
+        """(record JSON, stems, cosine) of the best ``limit`` eligible visible records."""
+        np = load_numpy()
+        try:
+            query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError("vector", f"must be a sequence of numbers ({exc})") from None
+        entry = self.sync(db, scope.tenant, model)
+        if entry is None:
+            return []
+        if len(query) != entry.dimension:
+            raise ValidationError(
+                "vector", f"has {len(query)} dimensions; {model!r} vectors here have {entry.dimension}"
+            )
+        scope_sql, scope_params = scope_predicate(scope, "?", _column)
+        visible = _FROM_VISIBLE.format(scope=scope_sql)
+        tail = (*scope_params, min_confidence, now)
+        found: dict[int, tuple[str, bytes]] = {}
+        checked: set[int] = set()
+        k = max(4 * limit, 64)
+        while True:
+            keys = entry.index.nearest(query, k)
+            fresh = [key for key in keys if key not in checked]
+            checked.update(fresh)
+            if fresh:
+                sql = f"SELECT e.pk, e.id, v.vector {visible} AND {_AMONG}"
+                for pk, id, blob in db.execute(sql, (model, *tail, json.dumps(fresh))):
+                    found[pk] = (id, blob)
+            exhausted = len(keys) >= len(entry.index)
+            if len(found) >= limit or (exhausted and entry.index.kind == "exact"):
+                break
+            if exhausted or k >= EXACT_AFTER:
+                return self._scan(db, query, visible, (model, *tail), limit)
+            k *= GROWTH
+        return _records(db, _best(np, query, found, limit))
+
+    def _scan(
+        self, db: sqlite3.Connection, query: Floats, visible: str, params: tuple[Any, ...], limit: int
+    ) -> list[tuple[str, str, float]]:
+        """Every eligible visible row with a current vector, scored exactly."""
+        np = load_numpy()
+        rows = db.execute(f"SELECT e.pk, v.vector {visible}", params).fetchall()
+        if not rows:
+            return []
+        scores = _matrix(np, [blob for _, blob in rows], len(query)) @ query
+        top = np.argsort(-scores, kind="stable")[: 4 * limit]
+        keys = [rows[i][0] for i in top]
+        sql = f"SELECT e.pk, e.id, v.vector {visible} AND {_AMONG}"
+        found = {pk: (id, blob) for pk, id, blob in db.execute(sql, (*params, json.dumps(keys)))}
+        return _records(db, _best(np, query, found, limit))
+
+    # keeping in step
+
+    def sync(self, db: sqlite3.Connection, tenant: str, model: str, *, build: bool = True) -> _Entry | None:
+        """The index of (tenant, model), brought up to the database's current rows."""
+        key = (tenant, model)
+        top = db.execute("SELECT max(seq) FROM vectors WHERE tenant = ? AND model = ?", key).fetchone()[0]
+        entry = self.entries.get(key)
+        if top is None:
+            self.entries.pop(key, None)
+            return None
+        if entry is None or top < entry.watermark:  # first use, or the database went back (a restore)
+            entry = self.entries[key] = self._open(db, tenant, model, top)
+        elif top > entry.watermark:
+            self._catch_up(db, entry)
+        if build and entry.index.kind == "exact" and not entry.building and len(entry.index) >= self.policy.ann_from:
+            self._start_build(entry, db)
+        return entry
+
+    def _open(self, db: sqlite3.Connection, tenant: str, model: str, top: int) -> _Entry:
+        dimension, count = db.execute(
+            "SELECT (SELECT dimension FROM vectors WHERE tenant = ?1 AND model = ?2 LIMIT 1), count(*) "
+            "FROM vectors WHERE tenant = ?1 AND model = ?2",
+            (tenant, model),
+        ).fetchone()
+        files = None if self.database is None else IndexFiles(self.database, tenant, model)
+        reason = ""
+        if files is not None and count >= self.policy.ann_from and usearch_available():
+            loaded = files.load(dimension)
+            if isinstance(loaded, str):
+                reason = loaded
+            else:
+                ann, manifest = loaded
+                entry = _Entry(tenant, model, dimension, ann, manifest.watermark, files, saved=manifest.watermark)
+                reason = self._check(db, entry, top, count)
+                if not reason:
+                    return entry
+            log.info("vector index of %r/%r not used (%s): rebuilding it from SQLite", tenant, model, reason)
+        entry = _Entry(tenant, model, dimension, ExactIndex(dimension), 0, files, reason=reason)
+        self._catch_up(db, entry)
+        return entry
+
+    def _check(self, db: sqlite3.Connection, entry: _Entry, top: int, count: int) -> str:
+        """Why a loaded index cannot serve (catching it up to ``top`` on the way), or ''."""
+        if entry.watermark > top:
+            return f"its watermark {entry.watermark} is past the database's {top}"
+        assert isinstance(entry.index, AnnIndex)
+        np = load_numpy()
+        rows = self._sample(db, entry)
+        if rows:
+            keys = [pk for pk, _ in rows]
+            held = entry.index.vectors(keys)
+            present = np.asarray(entry.index.index.contains(np.asarray(keys, dtype=np.uint64)), dtype=bool)
+            stored = _matrix(np, [blob for _, blob in rows], entry.dimension)
+            for key, there, mine, theirs in zip(keys, present.reshape(-1), held, stored, strict=True):
+                if not there or not np.allclose(mine, theirs, atol=2e-3):
+                    return f"its vector of record pk {key} differs from the database's"
+        self._catch_up(db, entry)
+        if len(entry.index) != count:
+            return f"it holds {len(entry.index)} vectors where the database has {count}"
+        return ""
+
+    @staticmethod
+    def _sample(db: sqlite3.Connection, entry: _Entry) -> list[tuple[int, bytes]]:
+        """Up to ``SAMPLE`` stored (pk, vector) rows the index must hold: the first in key order
+        and some spread over the records' pks (seeks only: no scan of the table)."""
+        low, high = db.execute("SELECT min(pk), max(pk) FROM experiences").fetchone()
+        spread = sorted({low + (high - low) * i // 255 for i in range(256)}) if low is not None else []
+        sql = (
+            "SELECT e.pk, v.vector FROM experiences AS e JOIN vectors AS v ON v.tenant = e.tenant AND v.id = e.id "
+            "AND v.model = ? WHERE e.tenant = ? AND v.seq <= ? AND {where} LIMIT ?"
+        )
+        params = (entry.model, entry.tenant, entry.watermark)
+        rows = db.execute(sql.format(where=_AMONG), (*params, json.dumps(spread), SAMPLE)).fetchall()
+        first = db.execute(sql.format(where="1"), (*params, SAMPLE // 2)).fetchall()
+        return list(dict(rows + first).items())
+
+    def _catch_up(self, db: sqlite3.Connection, entry: _Entry) -> None:
+        rows = db.execute(
+            "SELECT record, vector, seq FROM vectors WHERE tenant = ? AND model = ? AND seq > ? ORDER BY seq",
+            (entry.tenant, entry.model, entry.watermark),
+        ).fetchall()
+        if not rows:
+            return
+        np = load_numpy()
+        latest: dict[int, bytes] = {record: blob for record, blob, _ in rows}
+        entry.index.upsert(list(latest), _matrix(np, list(latest.values()), entry.dimension))
+        entry.watermark = rows[-1][2]
+
+    # the ANN index
+
+    def _start_build(self, entry: _Entry, db: sqlite3.Connection) -> None:
+        """Replace the exact index by an ANN one: inline when small, else in a background thread
+        (searches stay exact meanwhile)."""
+        if not usearch_available():
+            return
+        entry.building = True
+        if len(entry.index) < self.policy.background_from:
+            try:
+                self._swap_in(db, entry, self._make_ann(entry), entry.watermark)
+            finally:
+                entry.building = False
+            return
+        thread = threading.Thread(target=self._build, args=(entry,), name="afteraction-vector-index", daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    @staticmethod
+    def _make_ann(entry: _Entry) -> AnnIndex:
+        assert isinstance(entry.index, ExactIndex)
+        keys, vectors = entry.index.contents()
+        ann = AnnIndex(entry.dimension)
+        ann.upsert([int(key) for key in keys], vectors, threads=_threads(len(keys)))
+        return ann
+
+    def _build(self, entry: _Entry) -> None:
+        """The background build: a snapshot of the exact index's contents taken under the lock,
+        the graph built outside it, then caught up and swapped in under it."""
+        try:
+            with self.reading():
+                mark = entry.watermark
+                ann = AnnIndex(entry.dimension)
+                assert isinstance(entry.index, ExactIndex)
+                keys, vectors = entry.index.contents()  # views; rows replaced meanwhile come back via seq
+                listed = [int(key) for key in keys]
+            for start in range(0, len(listed), BUILD_CHUNK):  # in chunks, so that closing the store stops it
+                if self._stopping.is_set():
+                    return
+                ann.upsert(
+                    listed[start : start + BUILD_CHUNK],
+                    vectors[start : start + BUILD_CHUNK],
+                    threads=_threads(len(listed)),
+                )
+            with self.reading() as db:
+                if self.entries.get((entry.tenant, entry.model)) is entry:
+                    self._swap_in(db, entry, ann, mark)
+        except Exception:  # a build that fails leaves the exact index serving
+            log.exception("building the vector index of %r/%r failed", entry.tenant, entry.model)
+        finally:
+            entry.building = False
+
+    def _swap_in(self, db: sqlite3.Connection, entry: _Entry, ann: AnnIndex, mark: int) -> None:
+        entry.index, entry.watermark = ann, mark
+        self._catch_up(db, entry)
+        entry.builds += 1
+        self.save(entry)
+
+    def save(self, entry: _Entry) -> None:
+        if entry.files is not None and isinstance(entry.index, AnnIndex) and entry.saved != entry.watermark:
+            entry.files.save(entry.index, entry.watermark)
+            entry.saved = entry.watermark
+
+    def refresh(self, db: sqlite3.Connection, tenant: str, model: str, *, rebuild: bool) -> IndexState | None:
+        """Bring (tenant, model)'s index up to date now and save it: build the ANN index when
+        ``rebuild`` (discarding the saved one) or when it is due and missing; None: no vectors."""
+        key = (tenant, model)
+        before = self.entries[key].builds if key in self.entries else 0
+        entry = self.sync(db, tenant, model, build=False)
+        if entry is None:
+            return None
+        due = entry.index.kind == "exact" and len(entry.index) >= self.policy.ann_from
+        if (rebuild or due) and usearch_available():
+            if entry.files is not None:
+                entry.files.remove()
+            top = entry.watermark
+            self.entries.pop(key, None)
+            entry = self.entries[key] = self._open(db, tenant, model, top)
+            entry.reason = entry.reason if not rebuild else "asked to rebuild"
+            self._swap_in(db, entry, self._make_ann(entry), entry.watermark)
+            before = 0
+        else:
+            self.save(entry)
+        return IndexState(tenant, model, entry.index.kind, len(entry.index), entry.builds > before, entry.reason)
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Until the background builds started so far have finished."""
+        for thread in list(self._threads):
+            thread.join(timeout)
+        self._threads = [thread for thread in self._threads if thread.is_alive()]
+
+    def stop(self) -> None:
+        """Abandon the background builds (at their next chunk) and wait for them to end."""
+        self._stopping.set()
+        self.wait()
+
+    def close(self) -> None:
+        """Save every ANN index that caught up since it was last saved (called under the lock)."""
+        for entry in self.entries.values():
+            try:
+                self.save(entry)
+            except OSError as exc:
+                log.warning("could not save the vector index of %r/%r: %s", entry.tenant, entry.model, exc)
+
+
+_AMONG = "e.pk IN (SELECT value FROM json_each(?))"
+_STEMS = "e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms"
+
+
+def _threads(vectors: int) -> int:
+    """Every core for a large build; one for a small one, which then comes out the same every time."""
+    return 0 if vectors >= 10_000 else 1
+
+
+def _matrix(np: Any, blobs: Sequence[bytes], dimension: int) -> Floats:
+    values = np.frombuffer(b"".join(blobs), dtype="<f4")
+    return values.reshape(len(blobs), dimension).astype(np.float32, copy=False)  # type: ignore[no-any-return]
+
+
+def _best(np: Any, query: Floats, found: dict[int, tuple[str, bytes]], limit: int) -> list[tuple[int, float]]:
+    """The best ``limit`` of ``found`` (pk → (id, float32 blob)), scored exactly: (pk, cosine)."""
+    if not found:
+        return []
+    keys = list(found)
+    scores = _matrix(np, [found[key][1] for key in keys], len(query)) @ query
+    ranked = sorted(
+        zip(scores.tolist(), keys, strict=True), key=lambda item: (item[0], found[item[1]][0]), reverse=True
+    )
+    return [(key, score) for score, key in ranked[:limit]]
+
+
+def _records(db: sqlite3.Connection, best: list[tuple[int, float]]) -> list[tuple[str, str, float]]:
+    """(record JSON, stems, cosine) of the chosen pks, in their order: the large columns are read
+    only for the records returned."""
+    if not best:
+        return []
+    sql = f"SELECT e.pk, e.data, {_STEMS} FROM experiences AS e WHERE {_AMONG}"
+    rows = {pk: (data, stems) for pk, data, stems in db.execute(sql, (json.dumps([pk for pk, _ in best]),))}
+    return [(*rows[pk], score) for pk, score in best if pk in rows]
