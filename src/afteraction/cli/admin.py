@@ -1,0 +1,124 @@
+"""Commands that look after the database: ``db status``, ``db upgrade`` and ``reindex``."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from afteraction.cli.common import (
+    _errors,
+    _open,
+    _schema_errors,
+    db_option,
+    json_option,
+    main,
+)
+
+
+@main.group()
+def db() -> None:
+    """Inspect and upgrade the store's schema (SQLite or PostgreSQL).
+
+    `db status` only reads: it exits 0 when the schema is up to date, 1 when migrations are
+    pending, 2 when the database cannot be read, is not afteraction's or is newer than this
+    afteraction. `db upgrade` applies the pending migrations, forward-only; a second run applies
+    nothing. Both take --db and --json."""
+
+
+@db.command(name="status")
+@db_option
+@json_option
+@_schema_errors
+def db_status(db: str, as_json: bool) -> None:
+    """Show the schema version of the database, the version this afteraction expects, and the
+    migrations applied and pending. Reads only: nothing is created or migrated.
+
+    Exits 0 when up to date, 1 when migrations are pending (run `afteraction db upgrade`), 2
+    when the database cannot be read, is not afteraction's, or is newer than this afteraction."""
+    from afteraction.store.admin import status
+
+    found = status(db)
+    if as_json:
+        click.echo(json.dumps(found.to_dict(), ensure_ascii=False))
+    elif found.backend == "memory":
+        click.echo(":memory: keeps no schema (nothing outlives the process): nothing to migrate")
+    else:
+        state = f"version {found.version}" if found.ours else "none yet (a blank database)"
+        click.echo(f"database: {found.database} ({found.backend})")
+        click.echo(f"schema:   {state}; this afteraction expects version {found.expected}")
+        for m in found.applied:
+            click.echo(f"  applied  {m.name}  {m.applied_at.isoformat(timespec='seconds')}")
+        for name in found.pending:
+            click.echo(f"  pending  {name}")
+        click.echo("up to date" if found.up_to_date else "migrations pending: run `afteraction db upgrade`")
+    if not found.up_to_date:
+        sys.exit(1)
+
+
+@db.command(name="upgrade")
+@db_option
+@json_option
+@_schema_errors
+def db_upgrade(db: str, as_json: bool) -> None:
+    """Apply the pending migrations (forward-only) and print their names; a database already up
+    to date is left as it is. Opening a store with any other command migrates it too.
+
+    Exits 0 on success, 2 when the database cannot be opened, is not afteraction's, or is newer
+    than this afteraction."""
+    from afteraction.store.admin import upgrade
+
+    applied = upgrade(db)
+    if as_json:
+        click.echo(json.dumps({"applied": applied}))
+    elif db == ":memory:":
+        click.echo(":memory: keeps no schema: nothing to apply")
+    else:
+        for name in applied:
+            click.echo(f"applied  {name}")
+        click.echo(f"{len(applied)} migration(s) applied" if applied else "already up to date: nothing applied")
+
+
+@main.command()
+@db_option
+@click.option(
+    "--batch", default=64, show_default=True, type=click.IntRange(1, 4096), help="Records embedded at a time."
+)
+@click.option("--tenant", default=None, help="Only this tenant's lessons.")
+@click.option("--rebuild-index", is_flag=True, help="Rebuild the vector index from the stored vectors, even if valid.")
+@json_option
+@_errors
+def reindex(db: str, batch: int, tenant: str | None, rebuild_index: bool, as_json: bool) -> None:
+    """Embed every lesson that has no vector of the default embedding model yet (the `embed`
+    extra), then bring the vector index beside the database up to date.
+
+    Lessons are embedded in (tenant, id) order, BATCH at a time, with a progress bar on stderr. A
+    batch the embedder fails on is skipped and listed, and the command exits 1; run it again to
+    retry those. A lesson changed while it was being embedded is left for the next run. Exits 2
+    when the embed extra is missing or the store keeps no vectors."""
+    from afteraction.embed import default_embedder
+    from afteraction.reindex import count_missing
+    from afteraction.reindex import reindex as run
+
+    embedder = default_embedder()
+    with _open(db) as memory:
+        total = count_missing(memory.store, embedder.model_id, tenant)
+        with click.progressbar(
+            length=total or 0, label=f"embedding with {embedder.model_id}", file=sys.stderr, show_pos=True
+        ) as bar:
+            report = run(memory.store, embedder, batch=batch, tenant=tenant, rebuild_index=rebuild_index,
+                         progress=bar.update)  # fmt: skip
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), ensure_ascii=False))
+    else:
+        click.echo(f"embedded {report.embedded} with {report.model}; changed while embedding {report.changed}")
+        for failed in report.failed:
+            click.echo(f"failed: {failed.records} from {'/'.join(failed.first)} to {'/'.join(failed.last)}: "
+                       f"{failed.error}")  # fmt: skip
+        for state in report.indexes:
+            how = "built now" if state.built else "up to date"
+            why = f" (the saved one was not used: {state.reason})" if state.built and state.reason else ""
+            click.echo(f"index {state.tenant}: {state.kind}, {state.vectors} vectors, {how}{why}")
+    if report.failed:
+        sys.exit(1)

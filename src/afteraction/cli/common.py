@@ -1,0 +1,102 @@
+"""What every command shares: the ``main`` group, the common options, opening a memory, and
+the mapping of errors to messages and exit codes."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+
+from afteraction.errors import AfterActionError, ConfigError, ValidationError
+from afteraction.memory import Memory
+from afteraction.model import Scope
+from afteraction.settings import DEFAULT_DATABASE
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+db_option = click.option(
+    "--db",
+    "db",
+    envvar="AFTERACTION_DATABASE_URL",
+    default=DEFAULT_DATABASE,
+    show_default=True,
+    help="The store: an SQLite file path, ':memory:' or 'postgresql://…' (env: AFTERACTION_DATABASE_URL).",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+scope_option = click.option(
+    "--scope",
+    "scope_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A scope part (tenant, app, project required; team, agent, user optional). Repeat it.",
+)
+env_option = click.option("--env", "env_pairs", multiple=True, metavar="KEY=VALUE", help="The task's environment.")
+
+
+def _pairs(values: Sequence[str], option: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for value in values:
+        key, sep, item = value.partition("=")
+        if not sep or not key.strip():
+            raise ValidationError(option, f"expects KEY=VALUE, got {value!r}")
+        out[key.strip()] = item
+    return out
+
+
+def _scope(values: Sequence[str]) -> Scope:
+    return Scope.from_dict(_pairs(values, "--scope"), field="--scope")
+
+
+def _errors(fn: F) -> F:
+    """Map afteraction errors to a one-line message and an exit status (2: bad input or
+    set-up; 1: anything else)."""
+    return _mapped(fn, failure=1)
+
+
+def _schema_errors(fn: F) -> F:
+    """As ``_errors``, but every error exits 2 (a database that cannot be read, is not
+    afteraction's or is newer than this code), so that 1 keeps meaning "migrations pending"."""
+    return _mapped(fn, failure=2)
+
+
+def _mapped(fn: F, *, failure: int) -> F:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except AfterActionError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2 if isinstance(exc, (ValidationError, ConfigError)) else failure)
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper  # type: ignore[return-value]
+
+
+#: A one-shot command that searches waits this long for the embedding model to load (an agent
+#: host's searches keep the library's 0.5 s budget; a command run by hand can wait once).
+SEARCH_BUDGET = 30.0
+
+
+def _open(db: str, *, search: bool = False) -> Memory:
+    """The memory a command works on. Commands that search use both channels and wait for the
+    model; the others run without an embedder, so they start at once and leave embedding to
+    ``afteraction reindex`` or the next memory that has one (its backfill)."""
+    if search:
+        return Memory.open(db, vector_budget=SEARCH_BUDGET)
+    return Memory.open(db, embedder=None)
+
+
+secret_file_option = click.option(
+    "--secret-file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A file holding the server secret (else AFTERACTION_SERVER_SECRET_FILE, else AFTERACTION_SERVER_SECRET).",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="afteraction")
+def main() -> None:
+    """afteraction: verified experience for AI agents."""

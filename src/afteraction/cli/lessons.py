@@ -1,0 +1,223 @@
+"""Commands over lessons and events: demo, search, block, lessons, import, export, validate."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+from afteraction.cli.common import (
+    _errors,
+    _open,
+    _pairs,
+    _scope,
+    db_option,
+    env_option,
+    json_option,
+    main,
+    scope_option,
+)
+from afteraction.errors import ValidationError
+from afteraction.memory import Memory
+from afteraction.model import Event, Experience
+from afteraction.settings import DEFAULT_DATABASE
+
+
+@main.command()
+@db_option
+@_errors
+def demo(db: str) -> None:
+    """Run the learning loop offline: a failed-then-fixed run teaches the next one.
+
+    The demo database (default .afteraction/demo.db when --db is not given) is recreated on
+    each run so that the output is the same every time."""
+    from afteraction.demo import demo_memory, run_demo
+
+    path = Path(".afteraction/demo.db" if db == DEFAULT_DATABASE else db)
+    if db != ":memory:" and path.exists():
+        Memory.open(path).close()  # refuses a file that is not an afteraction database
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+    with demo_memory(":memory:" if db == ":memory:" else str(path)) as memory:
+        run_demo(memory, click.echo, db=None if db == ":memory:" else str(path))
+
+
+@main.command()
+@click.argument("queries", nargs=-1, required=True)
+@scope_option
+@env_option
+@click.option("-k", "k", default=5, show_default=True, help="Hits per query.")
+@db_option
+@json_option
+@_errors
+def search(queries: tuple[str, ...], scope_pairs: tuple[str, ...], env_pairs: tuple[str, ...], k: int, db: str,
+           as_json: bool) -> None:  # fmt: skip
+    """Search lessons for one or more QUERIES (each in its own result)."""
+    scope = _scope(scope_pairs)
+    env = _pairs(env_pairs, "--env")
+    with _open(db, search=True) as memory:
+        results = [(q, memory.search(q, scope=scope, k=k, env=env)) for q in queries]
+    if as_json:
+        payload = [
+            {
+                "query": q,
+                "hits": [{"id": h.id, "task_id": h.experience.task_id, "score": round(h.score, 6)} for h in hits],
+            }
+            for q, hits in results
+        ]
+        click.echo(json.dumps(payload, ensure_ascii=False))
+        return
+    for q, hits in results:
+        click.echo(f"{q}")
+        if not hits:
+            click.echo("  (no lesson qualifies)")
+        for h in hits:
+            click.echo(f"  {h.score:.3f}  {h.id}  {h.experience.task}")
+
+
+@main.command()
+@click.argument("task")
+@scope_option
+@env_option
+@click.option("--layout", type=click.Choice(["compact", "verbose"]), default=None, help="Block layout.")
+@click.option("--max-records", type=int, default=None, help="At most this many records (default 8).")
+@click.option("--max-bytes", type=int, default=None, help="At most this many bytes (default 16384).")
+@click.option("--max-tokens", type=int, default=None, help="At most this many tokens (estimated).")
+@db_option
+@_errors
+def block(task: str, scope_pairs: tuple[str, ...], env_pairs: tuple[str, ...], layout: str | None,
+          max_records: int | None, max_bytes: int | None, max_tokens: int | None, db: str) -> None:  # fmt: skip
+    """Print the reference block for TASK exactly as an agent receives it (nothing when no
+    lesson qualifies)."""
+    scope = _scope(scope_pairs)
+    with _open(db, search=True) as memory:
+        text = memory.reference_block(
+            task,
+            scope=scope,
+            env=_pairs(env_pairs, "--env"),
+            layout="verbose" if layout == "verbose" else "compact" if layout else None,
+            max_records=max_records,
+            max_bytes=max_bytes,
+            max_tokens=max_tokens,
+        )
+    click.echo(text, nl=False)
+
+
+@main.command()
+@scope_option
+@click.option("--limit", default=50, show_default=True, help="At most this many lessons.")
+@click.option("--status", default=None, help="Only lessons with this status.")
+@db_option
+@json_option
+@_errors
+def lessons(scope_pairs: tuple[str, ...], limit: int, status: str | None, db: str, as_json: bool) -> None:
+    """List stored lessons, newest first, with whether each may be injected and why not."""
+    scope = _scope(scope_pairs)
+    with _open(db) as memory:
+        found = memory.lessons(scope=scope, limit=limit, status=status)
+    if as_json:
+        click.echo(json.dumps([lesson.to_dict() for lesson in found], ensure_ascii=False))
+        return
+    for lesson in found:
+        e = lesson.experience
+        state = "eligible" if lesson.eligible else f"not eligible: {lesson.reason}"
+        click.echo(f"{e.created_at:%Y-%m-%d %H:%M}  {e.status.label:<11} {e.confidence:.2f}  {e.id}  ({state})")
+        click.echo(f"    {e.task}")
+        click.echo(f"    {e.lesson}")
+
+
+def _lines(handle: IO[str]) -> Iterator[tuple[int, str]]:
+    for number, line in enumerate(handle, start=1):
+        if line.strip():
+            yield number, line
+
+
+@main.command(name="import")
+@click.argument("file", type=click.File("r", encoding="utf-8"))
+@db_option
+@json_option
+@_errors
+def import_(file: IO[str], db: str, as_json: bool) -> None:
+    """Import lessons from FILE (JSONL as `export` writes it; - for stdin), keeping their ids.
+
+    Every line is checked first: if any is bad, nothing is imported."""
+    with _open(db) as memory:
+        now = memory.now()
+        records: list[Experience] = []
+        problems: list[str] = []
+        for number, line in _lines(file):
+            try:
+                records.append(Experience.from_dict(json.loads(line), now=now))
+            except json.JSONDecodeError as exc:
+                problems.append(f"line {number}: not JSON ({exc.msg})")
+            except ValidationError as exc:
+                problems.append(f"line {number}: {exc}")
+        if problems:
+            raise ValidationError(file.name, "nothing imported:\n  " + "\n  ".join(problems[:20]))
+        added = memory.add_many(records)
+    if as_json:
+        click.echo(json.dumps({"read": len(records), "added": added, "existing": len(records) - added}))
+    else:
+        click.echo(f"read {len(records)}, added {added}, already present {len(records) - added}")
+
+
+@main.command()
+@click.argument("file", type=click.File("w", encoding="utf-8"), default="-")
+@click.option("--tenant", default=None, help="Only this tenant's lessons.")
+@db_option
+@_errors
+def export(file: IO[str], tenant: str | None, db: str) -> None:
+    """Export lessons as JSONL to FILE (default: stdout)."""
+    with _open(db) as memory:
+        for experience in memory.export(tenant):
+            file.write(json.dumps(experience.to_dict(), ensure_ascii=False) + "\n")
+
+
+@main.command()
+@click.argument("file", type=click.File("r", encoding="utf-8"))
+@db_option
+@json_option
+@_errors
+def validate(file: IO[str], db: str, as_json: bool) -> None:
+    """Validate an events FILE (JSONL, or one JSON array) against AEP 0.2.0.
+
+    Exits 1 when any event is invalid. (--db is accepted for symmetry; nothing is stored.)"""
+    text = file.read()
+    stripped = text.lstrip()
+    items: list[tuple[int, Any, str | None]] = []
+    if stripped.startswith("["):
+        try:
+            items = [(n, item, None) for n, item in enumerate(json.loads(stripped), start=1)]
+        except json.JSONDecodeError as exc:
+            raise ValidationError(file.name, f"not JSON ({exc.msg})") from None
+    else:
+        for number, line in _lines(io.StringIO(text)):
+            try:
+                items.append((number, json.loads(line), None))
+            except json.JSONDecodeError as exc:
+                items.append((number, None, f"not JSON ({exc.msg})"))
+    results: list[dict[str, Any]] = []
+    for number, item, problem in items:
+        if problem is not None:
+            results.append({"line": number, "valid": False, "field": None, "error": problem})
+            continue
+        try:
+            Event.from_dict(item)
+            results.append({"line": number, "valid": True})
+        except ValidationError as exc:
+            results.append({"line": number, "valid": False, "field": exc.field, "error": exc.rule})
+    bad = [r for r in results if not r["valid"]]
+    if as_json:
+        click.echo(json.dumps({"events": len(results), "invalid": len(bad), "results": results}))
+    else:
+        for r in bad:
+            where = f"{r['field']}: " if r["field"] else ""
+            click.echo(f"line {r['line']}: {where}{r['error']}")
+        click.echo(f"{len(results)} events, {len(results) - len(bad)} valid, {len(bad)} invalid")
+    if bad:
+        sys.exit(1)

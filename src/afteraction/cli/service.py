@@ -1,0 +1,144 @@
+"""Commands of the service: ``serve`` and the ``keys`` group."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import click
+
+from afteraction.cli.common import (
+    _errors,
+    db_option,
+    json_option,
+    main,
+    secret_file_option,
+)
+from afteraction.errors import ConfigError
+from afteraction.store.keys import ServerSecret
+
+
+@main.command()
+@db_option
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8787, show_default=True, type=click.IntRange(0, 65535), help="The port.")
+@click.option("--dev", is_flag=True, help="Development mode: tenant 'dev', no API keys, loopback only.")
+@secret_file_option
+@_errors
+def serve(db: str, host: str, port: int, dev: bool, secret_file: str | None) -> None:
+    """Run the HTTP service (the `server` extra): AEP-compatible ingest and session reads.
+
+    An AEP SDK pointed at http://HOST:PORT sends events unchanged (POST /events, POST
+    /events/batch); GET /sessions, /sessions/{id}/events and /sessions/{id}/tree read them back.
+
+    Every request needs an API key (`Authorization: Bearer <key>`, from `afteraction keys
+    create`), and a server secret is required (AFTERACTION_SERVER_SECRET, or a file:
+    --secret-file / AFTERACTION_SERVER_SECRET_FILE). With --dev there are no keys: every request
+    is tenant 'dev', and only a loopback address is allowed."""
+    from afteraction.server import is_loopback
+    from afteraction.server import serve as run
+
+    if dev and not is_loopback(host):
+        raise ConfigError(f"--dev runs without API keys, so only on a loopback address; got --host {host!r}")
+    secret = None if dev else ServerSecret.require(os.environ, secret_file)
+    mode = "development mode: tenant 'dev', no API keys" if dev else "API keys required"
+    click.echo(f"afteraction: serving {db} on http://{host}:{port} ({mode})")
+    run(db, host=host, port=port, dev=dev, secret=secret)
+
+
+@main.group()
+def keys() -> None:
+    """Create, list and revoke API keys for `afteraction serve` (in the --db database).
+
+    A key is bound to a tenant (and optionally a project) and has scopes: read (GET routes),
+    write (ingest) and admin (/admin routes). Only a hash of each key is stored: `keys create`
+    prints it once. Its signing secret (for HMAC-signed events) derives from the server secret,
+    so `keys create` needs the same AFTERACTION_SERVER_SECRET (or file) as the server."""
+
+
+@keys.command(name="create")
+@click.option("--tenant", required=True, help="The tenant every request with this key acts for.")
+@click.option("--project", default=None, help="Bind the key to one project of the tenant.")
+@click.option("--scope", "scopes", required=True, metavar="SCOPES", help="Comma-separated: read, write, admin.")
+@click.option("--rate", default=None, metavar="N/s", help="At most N requests per second (per server replica).")
+@click.option("--burst", type=int, default=None, help="Requests allowed at once above the rate (default: N).")
+@click.option("--legacy-signatures", is_flag=True, help="Also accept AEP canonical v1 (envelope-only) signatures.")
+@click.option("--require-signatures", is_flag=True, help="Refuse events that carry no signature.")
+@click.option("--name", default=None, help="A label to recognise the key by.")
+@secret_file_option
+@db_option
+@json_option
+@_errors
+def keys_create(tenant: str, project: str | None, scopes: str, rate: str | None, burst: int | None,
+                legacy_signatures: bool, require_signatures: bool, name: str | None, secret_file: str | None,
+                db: str, as_json: bool) -> None:  # fmt: skip
+    """Create a key and print it, and its signing secret, once."""
+    from datetime import datetime, timezone
+
+    from afteraction.store import open_store
+    from afteraction.store.keys import hash_token, mint, open_keys, parse_rate, parse_scopes
+
+    secret = ServerSecret.require(os.environ, secret_file)
+    key, token = mint(
+        tenant, parse_scopes(scopes, "--scope"), now=datetime.now(timezone.utc), project=project, name=name,
+        rate=None if rate is None else parse_rate(rate), burst=burst,
+        legacy_signatures=legacy_signatures, require_signatures=require_signatures,
+    )  # fmt: skip
+    store = open_store(db)
+    try:
+        open_keys(store).add(key, hash_token(token))
+    finally:
+        store.close()
+    signing = secret.signing_secret(key.id)
+    if as_json:
+        click.echo(json.dumps({"key": key.to_dict(), "api_key": token, "signing_secret": signing}))
+        return
+    click.echo(f"created {key.id} for tenant {key.tenant!r}" + (f", project {key.project!r}" if key.project else ""))
+    click.echo(f"api key (shown once; keep it secret): {token}")
+    click.echo(f"signing secret (for signed events):  {signing}")
+
+
+@keys.command(name="list")
+@click.option("--tenant", default=None, help="Only this tenant's keys (default: every tenant's).")
+@db_option
+@json_option
+@_errors
+def keys_list(tenant: str | None, db: str, as_json: bool) -> None:
+    """List keys, oldest first: ids, scopes, limits and state; never a secret."""
+    from afteraction.store import open_store
+    from afteraction.store.keys import open_keys
+
+    store = open_store(db)
+    try:
+        found = open_keys(store).list(tenant)
+    finally:
+        store.close()
+    if as_json:
+        click.echo(json.dumps([key.to_dict() for key in found], ensure_ascii=False))
+        return
+    for key in found:
+        data = key.to_dict()
+        rate = f"{key.rate:g}/s burst {key.burst}" if key.rate else "no rate limit"
+        state = f"revoked {data['revoked_at']}" if key.revoked_at else "active"
+        where = key.tenant + (f"/{key.project}" if key.project else "")
+        click.echo(f"{key.id}  {where}  {','.join(data['scopes'])}  {rate}  {state}  {key.name or ''}".rstrip())
+
+
+@keys.command(name="revoke")
+@click.argument("key_id")
+@click.option("--tenant", default=None, help="Refuse unless the key belongs to this tenant.")
+@db_option
+@_errors
+def keys_revoke(key_id: str, tenant: str | None, db: str) -> None:
+    """Revoke the key KEY_ID: from now on it authenticates nothing (it stays listed)."""
+    from datetime import datetime, timezone
+
+    from afteraction.store import open_store
+    from afteraction.store.keys import open_keys
+
+    store = open_store(db)
+    try:
+        key = open_keys(store).revoke(key_id, at=datetime.now(timezone.utc), tenant=tenant)
+    finally:
+        store.close()
+    click.echo(f"revoked {key.id} (tenant {key.tenant!r})")
