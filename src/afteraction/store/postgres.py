@@ -16,59 +16,66 @@ scopes never weigh in a score (unlike SQLite's FTS5, whose statistics span the w
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg_pool import ConnectionPool
 
 from afteraction.core.text import search_stems
-from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
-from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
+from afteraction.errors import ConfigError, ConflictError, NotFoundError, StoreError, ValidationError
+from afteraction.model import Experience, Scope, Status
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
 from afteraction.store.base import Candidate, check_page
-from afteraction.store.postgres_schema import TABLE, migrate
+from afteraction.store.postgres_schema import TABLE, check_privileges, explain, migrate
+from afteraction.store.postgres_search import search
 
-__all__ = ["PostgresStore"]
+__all__ = ["POOL_OPTIONS", "PostgresStore", "pool_options", "redact", "row"]
 
 CONNECT_TIMEOUT = 10
+RETRIES = 2  # more attempts of an operation whose connection dropped
+POOL_OPTIONS = {"pool_min_size": "integer", "pool_max_size": "integer", "pool_timeout": "number of seconds"}
 _PAGE = 500
-_ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
+_DATA = COLUMNS.index("data")
+T = TypeVar("T")
+Cursor = psycopg.Cursor[tuple[Any, ...]]
 
 _COLUMNS = ", ".join(f'"{c}"' if c == "user" else c for c in COLUMNS)
+_TYPES = (*["text"] * 12, "float8", *["timestamptz"] * 3, "integer", *["text"] * 4)
+# One statement for any number of rows: one array per column, so it is prepared once.
 _INSERT = (
-    f"INSERT INTO {TABLE} ({_COLUMNS}) VALUES ({', '.join(['%s'] * len(_COLUMNS.split(', ')))}) "
+    f"INSERT INTO {TABLE} ({_COLUMNS}) SELECT * FROM unnest({', '.join(f'%s::{t}[]' for t in _TYPES)}) "
     "ON CONFLICT (tenant, id) DO NOTHING"
 )
 _UPDATE = (
     f"UPDATE {TABLE} SET "
     + ", ".join(f"{column} = %s" for column in _COLUMNS.split(", "))
-    + " WHERE tenant = %s AND id = %s AND revision = %s"
+    + " WHERE tenant = %s AND id = %s AND revision = %s RETURNING revision"
 )
-_SEARCH = f"""
-    WITH terms AS (
-        SELECT i, plainto_tsquery('simple', stem) AS tsq FROM unnest(%s::text[]) WITH ORDINALITY AS u(stem, i)
-    ),
-    hits AS MATERIALIZED (
-        SELECT e.pk, t.i, ts_rank(e.search, t.tsq) AS rank
-        FROM {TABLE} AS e JOIN terms AS t ON e.search @@ t.tsq
-        WHERE e.search @@ ({{query}}) AND {{scope}}
-          AND e.status IN ({_ELIGIBLE}) AND e.confidence >= %s AND (e.expires_at IS NULL OR e.expires_at > %s)
-    ),
-    rarity AS (
-        SELECT i, ln(1 + (SELECT count(DISTINCT pk) FROM hits)::float8 / count(*)) AS idf FROM hits GROUP BY i
-    ),
-    scores AS (
-        SELECT h.pk, sum(r.idf * h.rank) AS score FROM hits AS h JOIN rarity AS r ON r.i = h.i
-        GROUP BY h.pk ORDER BY score DESC, h.pk LIMIT %s
-    )
-    SELECT e.data, s.score, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
-    FROM scores AS s JOIN {TABLE} AS e ON e.pk = s.pk
-    ORDER BY s.score DESC, s.pk
-"""
+_SET_TENANT = "SELECT set_config('afteraction.tenant', %s, true)"
+class Transaction:
+    """The statements of one transaction, on a connection in pipeline mode: each ``execute``
+    is queued, and reading its cursor's rows waits for the server's answer."""
+
+    def __init__(self, db: psycopg.Connection[tuple[Any, ...]], tenant: str | None, *, retry: bool = False) -> None:
+        self.db = db
+        self.retry = retry  # an earlier attempt lost its connection
+        if tenant is None:
+            self.execute("SELECT set_config('afteraction.all_tenants', 'on', true)")
+        else:
+            self.tenant(tenant)
+
+    def tenant(self, tenant: str) -> None:
+        """Row-level security lets the rest of the transaction see and write ``tenant``'s rows only."""
+        self.execute(_SET_TENANT, (tenant,))
+
+    def execute(self, sql: str, params: Sequence[Any] = (), *, prepare: bool | None = None) -> Cursor:
+        cur = self.db.cursor()
+        cur.execute(sql, params, prepare=prepare)
+        return cur
 
 
 def row(experience: Experience) -> tuple[Any, ...]:
@@ -90,24 +97,65 @@ def redact(url: str) -> str:
     return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", url)
 
 
+def pool_options(url: str) -> tuple[str, dict[str, float]]:
+    """The URL without afteraction's own query options (libpq would refuse them), and those
+    options: ``pool_min_size``, ``pool_max_size`` (connections) and ``pool_timeout`` (seconds to
+    wait for a free connection). ConfigError for a value that is not a positive number."""
+    parts = urlsplit(url)
+    kept, options = [], {}
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        if name not in POOL_OPTIONS:
+            kept.append((name, value))
+            continue
+        try:
+            number = float(value) if name == "pool_timeout" else int(value)
+        except ValueError:
+            number = 0
+        if number <= 0:
+            raise ConfigError(f"store URL option {name}={value!r}: must be a positive {POOL_OPTIONS[name]}")
+        options[name.removeprefix("pool_")] = float(number)
+    if not options:
+        return url, options
+    return urlunsplit(parts._replace(query=urlencode(kept))), options
+
+
+def _lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the connection itself failed (the server went away, or ended this
+    session): the operation may be tried again on another connection."""
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    state = exc.sqlstate
+    return state is None or state.startswith(("08", "57P"))
+
+
 class PostgresStore:
     """A ``Store`` in a PostgreSQL database. Opening connects once to check and migrate the
-    schema (a clear StoreError when it cannot), then keeps a pool of up to ``max_size``."""
+    schema (a clear StoreError, naming what to do, when it cannot), then keeps a pool of
+    ``min_size`` to ``max_size`` connections (also settable as URL options, see ``pool_options``).
+
+    Every operation is one transaction sent in pipeline mode: ``BEGIN``, setting the tenant,
+    the statement and ``COMMIT`` travel together. When the connection drops during one, it is
+    tried again on another connection (``RETRIES`` times): each is idempotent, and a
+    transaction cut off midway leaves nothing behind."""
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0) -> None:
-        self.url = re.sub(r"^(postgres(?:ql)?)\+[a-z0-9]+://", r"\1://", url)
+        url, options = pool_options(re.sub(r"^(postgres(?:ql)?)\+[a-z0-9]+://", r"\1://", url))
+        self.url = url
         self._where = redact(self.url)
         self._decode = Decoder(self._where)
+        min_size = int(options.get("min_size", min_size))
+        max_size = max(min_size, int(options.get("max_size", max_size)))
         try:
             with psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as db:
                 migrate(db, self._where)
+                check_privileges(db, self._where)
         except psycopg.Error as exc:
-            raise StoreError(f"cannot open the PostgreSQL store at {self._where}: {exc}".strip()) from exc
+            raise StoreError(f"cannot open the PostgreSQL store at {self._where}: {explain(exc)}") from exc
         self._pool: ConnectionPool[psycopg.Connection[tuple[Any, ...]]] | None = ConnectionPool(
             self.url,
             min_size=min_size,
             max_size=max_size,
-            timeout=timeout,
+            timeout=options.get("timeout", timeout),
             kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
             open=True,
         )
@@ -117,21 +165,22 @@ class PostgresStore:
 
     # transactions
 
-    @contextmanager
-    def _transaction(self, tenant: str | None) -> Iterator[psycopg.Cursor[tuple[Any, ...]]]:
-        """A cursor in one transaction that sees ``tenant``'s rows only (every tenant's, read
-        only, when None)."""
-        if self._pool is None:
-            raise StoreError(f"the store at {self._where} is closed")
-        try:
-            with self._pool.connection() as db, db.transaction(), db.cursor() as cur:
-                if tenant is None:
-                    cur.execute("SELECT set_config('afteraction.all_tenants', 'on', true)")
-                else:
-                    cur.execute("SELECT set_config('afteraction.tenant', %s, true)", (tenant,))
-                yield cur
-        except psycopg.Error as exc:
-            raise StoreError(f"the PostgreSQL store at {self._where} failed: {exc}") from exc
+    def _run(self, tenant: str | None, work: Callable[[Transaction], T]) -> T:
+        """``work`` in one transaction that sees ``tenant``'s rows only (every tenant's, read
+        only, when None), tried again when the connection is lost."""
+        for attempt in range(RETRIES + 1):
+            pool = self._pool
+            if pool is None:
+                raise StoreError(f"the store at {self._where} is closed")
+            try:
+                with pool.connection() as db, db.pipeline(), db.transaction():
+                    return work(Transaction(db, tenant, retry=attempt > 0))
+            except psycopg.Error as exc:
+                if attempt < RETRIES and _lost(exc):
+                    pool.check()  # drop the other connections that died with this one
+                    continue
+                raise StoreError(f"the PostgreSQL store at {self._where} failed: {exc}") from exc
+        raise AssertionError("unreachable")
 
     # writes
 
@@ -146,28 +195,39 @@ class PostgresStore:
             by_tenant.setdefault(experience.scope.tenant, []).append(row(experience))
         if not by_tenant:
             return 0
-        inserted = 0
-        with self._transaction(next(iter(by_tenant))) as cur:
+
+        def insert(tx: Transaction) -> list[psycopg.Cursor[tuple[Any, ...]]]:
+            done = []
             for tenant, rows in by_tenant.items():
-                cur.execute("SELECT set_config('afteraction.tenant', %s, true)", (tenant,))
-                for values in rows:
-                    cur.execute(_INSERT, values)
-                    inserted += cur.rowcount
-        return inserted
+                tx.tenant(tenant)
+                done.append(tx.execute(_INSERT, [list(column) for column in zip(*rows, strict=True)]))
+            return done
+
+        # the row counts are read once the pipeline has synced, after COMMIT
+        return sum(cur.rowcount for cur in self._run(next(iter(by_tenant)), insert))
 
     def update(self, experience: Experience, *, expected_revision: int) -> Experience:
         updated = replace(experience, revision=expected_revision + 1)
         tenant, id = experience.scope.tenant, experience.id
-        with self._transaction(tenant) as cur:
-            cur.execute(_UPDATE, (*row(updated), tenant, id, expected_revision))
-            if cur.rowcount == 1:
-                return updated
-            cur.execute(f"SELECT revision FROM {TABLE} WHERE tenant = %s AND id = %s", (tenant, id))
-            found = cur.fetchone()
-        if found is None:
+        values = row(updated)
+
+        def write(tx: Transaction) -> int | None:
+            """None when written; else the stored revision (-1: no such record)."""
+            if tx.execute(_UPDATE, (*values, tenant, id, expected_revision)).fetchone() is not None:
+                return None
+            found = tx.execute(f"SELECT revision, data FROM {TABLE} WHERE tenant = %s AND id = %s", (tenant, id))
+            revision, data = found.fetchone() or (-1, "")
+            if tx.retry and revision == updated.revision and data == values[_DATA]:
+                return None  # the connection dropped at COMMIT, after the first attempt had written it
+            return int(revision)
+
+        revision = self._run(tenant, write)
+        if revision is None:
+            return updated
+        if revision < 0:
             raise NotFoundError(f"no record {id!r} in tenant {tenant!r} to update")
         raise ConflictError(
-            f"record {id!r} in tenant {tenant!r} is at revision {found[0]}, not {expected_revision}; "
+            f"record {id!r} in tenant {tenant!r} is at revision {revision}, not {expected_revision}; "
             "read it again and retry"
         )
 
@@ -175,9 +235,8 @@ class PostgresStore:
 
     def get(self, scope: Scope, id: str) -> Experience | None:
         where, params = _scope_sql(scope)
-        with self._transaction(scope.tenant) as cur:
-            cur.execute(f"SELECT e.data FROM {TABLE} AS e WHERE {where} AND e.id = %s", (*params, id))
-            found = cur.fetchone()
+        sql = f"SELECT e.data FROM {TABLE} AS e WHERE {where} AND e.id = %s"
+        found = self._run(scope.tenant, lambda tx: tx.execute(sql, (*params, id)).fetchone())
         return None if found is None else self._decode(found[0])
 
     def search_text(
@@ -192,13 +251,7 @@ class PostgresStore:
         stems = search_stems(terms)
         if not stems or limit <= 0:
             return []
-        where, params = _scope_sql(scope)
-        query = " || ".join(["plainto_tsquery('simple', %s)"] * len(stems))
-        sql = _SEARCH.format(query=query, scope=where)
-        with self._transaction(scope.tenant) as cur:
-            # never a prepared statement: a generic plan for this query can cost a hundred times more
-            cur.execute(sql, (stems, *stems, *params, min_confidence, now, limit), prepare=False)
-            rows = cur.fetchall()
+        rows = self._run(scope.tenant, lambda tx: search(tx, scope, stems, now, limit, min_confidence))
         return [Candidate(self._decode(data), float(score), frozenset(terms.split())) for data, score, terms in rows]
 
     def lessons(
@@ -212,16 +265,13 @@ class PostgresStore:
         if not check_page(limit, offset):
             return []
         sql, params = lessons_query(scope, status, table=TABLE, mark="%s", column=_column)
-        with self._transaction(scope.tenant) as cur:
-            cur.execute(sql, (*params, limit, offset))
-            rows = cur.fetchall()
+        rows = self._run(scope.tenant, lambda tx: tx.execute(sql, (*params, limit, offset)).fetchall())
         return [self._decode(data) for (data,) in rows]
 
     def count(self, scope: Scope) -> int:
         where, params = _scope_sql(scope)
-        with self._transaction(scope.tenant) as cur:
-            cur.execute(f"SELECT count(*) FROM {TABLE} AS e WHERE {where}", params)
-            found = cur.fetchone()
+        sql = f"SELECT count(*) FROM {TABLE} AS e WHERE {where}"
+        found = self._run(scope.tenant, lambda tx: tx.execute(sql, params).fetchone())
         return 0 if found is None else int(found[0])
 
     def iter_all(self, tenant: str | None = None) -> Iterator[Experience]:
@@ -233,9 +283,8 @@ class PostgresStore:
             "ORDER BY tenant, id LIMIT %s"
         )
         while True:
-            with self._transaction(tenant) as cur:
-                cur.execute(sql, (*([tenant] if tenant is not None else []), *last, _PAGE))
-                page = cur.fetchall()
+            params = (*([tenant] if tenant is not None else []), *last, _PAGE)
+            page = self._run(tenant, lambda tx, params=params: tx.execute(sql, params).fetchall())  # type: ignore[misc]
             for _, _, data in page:
                 yield self._decode(data, remember=False)
             if len(page) < _PAGE:
