@@ -16,10 +16,10 @@ scopes never weigh in a score (unlike SQLite's FTS5, whose statistics span the w
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
@@ -31,7 +31,7 @@ from afteraction.model import Experience, Scope, Status
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
 from afteraction.store.base import Candidate, check_page
 from afteraction.store.postgres_schema import TABLE, check_privileges, explain, migrate
-from afteraction.store.postgres_search import search
+from afteraction.store.postgres_search import search_sql
 
 __all__ = ["POOL_OPTIONS", "PostgresStore", "pool_options", "redact", "row"]
 
@@ -40,42 +40,37 @@ RETRIES = 2  # more attempts of an operation whose connection dropped
 POOL_OPTIONS = {"pool_min_size": "integer", "pool_max_size": "integer", "pool_timeout": "number of seconds"}
 _PAGE = 500
 _DATA = COLUMNS.index("data")
-T = TypeVar("T")
-Cursor = psycopg.Cursor[tuple[Any, ...]]
 
 _COLUMNS = ", ".join(f'"{c}"' if c == "user" else c for c in COLUMNS)
 _TYPES = (*["text"] * 12, "float8", *["timestamptz"] * 3, "integer", *["text"] * 4)
-# One statement for any number of rows: one array per column, so it is prepared once.
-_INSERT = (
-    f"INSERT INTO {TABLE} ({_COLUMNS}) SELECT * FROM unnest({', '.join(f'%s::{t}[]' for t in _TYPES)}) "
-    "ON CONFLICT (tenant, id) DO NOTHING"
-)
-_UPDATE = (
-    f"UPDATE {TABLE} SET "
-    + ", ".join(f"{column} = %s" for column in _COLUMNS.split(", "))
-    + " WHERE tenant = %s AND id = %s AND revision = %s RETURNING revision"
-)
-_SET_TENANT = "SELECT set_config('afteraction.tenant', %s, true)"
-class Transaction:
-    """The statements of one transaction, on a connection in pipeline mode: each ``execute``
-    is queued, and reading its cursor's rows waits for the server's answer."""
+_ROW = f"({', '.join(['%s'] * len(COLUMNS))})"
+_UPDATE = f"""
+    WITH changed AS (
+        UPDATE {TABLE} SET {", ".join(f"{column} = %s" for column in _COLUMNS.split(", "))}
+        WHERE tenant = %s AND id = %s AND revision = %s RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM changed), e.revision, e.data
+    FROM (VALUES (1)) AS one (x) LEFT JOIN {TABLE} AS e ON e.tenant = %s AND e.id = %s
+"""
+_INSERT = f"INSERT INTO {TABLE} ({_COLUMNS})"
+_ON_CONFLICT = "ON CONFLICT (tenant, id) DO NOTHING"
+_ROWS_PER_INSERT = 500
+_SET = "SELECT set_config(%s, %s, true)"  # for this transaction only
 
-    def __init__(self, db: psycopg.Connection[tuple[Any, ...]], tenant: str | None, *, retry: bool = False) -> None:
-        self.db = db
-        self.retry = retry  # an earlier attempt lost its connection
-        if tenant is None:
-            self.execute("SELECT set_config('afteraction.all_tenants', 'on', true)")
-        else:
-            self.tenant(tenant)
+Result = tuple[int, list[tuple[Any, ...]]]
 
-    def tenant(self, tenant: str) -> None:
-        """Row-level security lets the rest of the transaction see and write ``tenant``'s rows only."""
-        self.execute(_SET_TENANT, (tenant,))
 
-    def execute(self, sql: str, params: Sequence[Any] = (), *, prepare: bool | None = None) -> Cursor:
-        cur = self.db.cursor()
-        cur.execute(sql, params, prepare=prepare)
-        return cur
+def _batch(db: psycopg.Connection[tuple[Any, ...]], statements: Sequence[tuple[str, Sequence[Any]]]) -> list[Result]:
+    """Run the statements as one simple query: one round trip, and PostgreSQL runs a query of
+    several statements as one transaction (all or nothing) when it holds no BEGIN or COMMIT.
+    The parameters are bound by psycopg's client-side cursor (quoted literals)."""
+    with psycopg.ClientCursor(db) as cur:
+        cur.execute("; ".join(cur.mogrify(sql, params) for sql, params in statements))
+        results: list[Result] = []
+        while True:
+            results.append((cur.rowcount, cur.fetchall() if cur.description is not None else []))
+            if not cur.nextset():
+                return results
 
 
 def row(experience: Experience) -> tuple[Any, ...]:
@@ -119,7 +114,7 @@ def pool_options(url: str) -> tuple[str, dict[str, float]]:
     return urlunsplit(parts._replace(query=urlencode(kept))), options
 
 
-def _lost(exc: BaseException) -> bool:
+def _lost(exc: BaseException | None) -> bool:
     """Whether ``exc`` says the connection itself failed (the server went away, or ended this
     session): the operation may be tried again on another connection."""
     if not isinstance(exc, psycopg.OperationalError):
@@ -165,21 +160,26 @@ class PostgresStore:
 
     # transactions
 
-    def _run(self, tenant: str | None, work: Callable[[Transaction], T]) -> T:
-        """``work`` in one transaction that sees ``tenant``'s rows only (every tenant's, read
-        only, when None), tried again when the connection is lost."""
-        for attempt in range(RETRIES + 1):
+    def _run(
+        self, tenant: str | None, statements: Sequence[tuple[str, Sequence[Any]]], *, retries: int = RETRIES
+    ) -> list[Result]:
+        """The statements in one transaction that sees ``tenant``'s rows only (every tenant's,
+        read only, when None), sent in one round trip; each one's (row count, rows). Tried
+        again on another connection, ``retries`` times, when the connection is lost."""
+        setting = ("afteraction.all_tenants", "on") if tenant is None else ("afteraction.tenant", tenant)
+        for attempt in range(retries + 1):
             pool = self._pool
             if pool is None:
                 raise StoreError(f"the store at {self._where} is closed")
             try:
-                with pool.connection() as db, db.pipeline(), db.transaction():
-                    return work(Transaction(db, tenant, retry=attempt > 0))
+                with pool.connection() as db:
+                    return _batch(db, [(_SET, setting), *statements])[1:]
             except psycopg.Error as exc:
-                if attempt < RETRIES and _lost(exc):
+                if _lost(exc):
                     pool.check()  # drop the other connections that died with this one
-                    continue
-                raise StoreError(f"the PostgreSQL store at {self._where} failed: {exc}") from exc
+                    if attempt < retries:
+                        continue
+                raise StoreError(f"the PostgreSQL store at {self._where} failed: {explain(exc)}") from exc
         raise AssertionError("unreachable")
 
     # writes
@@ -195,37 +195,36 @@ class PostgresStore:
             by_tenant.setdefault(experience.scope.tenant, []).append(row(experience))
         if not by_tenant:
             return 0
-
-        def insert(tx: Transaction) -> list[psycopg.Cursor[tuple[Any, ...]]]:
-            done = []
-            for tenant, rows in by_tenant.items():
-                tx.tenant(tenant)
-                done.append(tx.execute(_INSERT, [list(column) for column in zip(*rows, strict=True)]))
-            return done
-
-        # the row counts are read once the pipeline has synced, after COMMIT
-        return sum(cur.rowcount for cur in self._run(next(iter(by_tenant)), insert))
+        statements: list[tuple[str, Sequence[Any]]] = []
+        for tenant, rows in by_tenant.items():
+            if statements:
+                statements.append((_SET, ("afteraction.tenant", tenant)))
+            for start in range(0, len(rows), _ROWS_PER_INSERT):
+                chunk = rows[start : start + _ROWS_PER_INSERT]
+                values = ", ".join([_ROW] * len(chunk))
+                statements.append((f"{_INSERT} VALUES {values} {_ON_CONFLICT}", [v for r in chunk for v in r]))
+        results = self._run(next(iter(by_tenant)), statements)
+        return sum(count for (sql, _), (count, _) in zip(statements, results, strict=True) if sql is not _SET)
 
     def update(self, experience: Experience, *, expected_revision: int) -> Experience:
         updated = replace(experience, revision=expected_revision + 1)
         tenant, id = experience.scope.tenant, experience.id
         values = row(updated)
-
-        def write(tx: Transaction) -> int | None:
-            """None when written; else the stored revision (-1: no such record)."""
-            if tx.execute(_UPDATE, (*values, tenant, id, expected_revision)).fetchone() is not None:
-                return None
-            found = tx.execute(f"SELECT revision, data FROM {TABLE} WHERE tenant = %s AND id = %s", (tenant, id))
-            revision, data = found.fetchone() or (-1, "")
-            if tx.retry and revision == updated.revision and data == values[_DATA]:
-                return None  # the connection dropped at COMMIT, after the first attempt had written it
-            return int(revision)
-
-        revision = self._run(tenant, write)
-        if revision is None:
-            return updated
-        if revision < 0:
-            raise NotFoundError(f"no record {id!r} in tenant {tenant!r} to update")
+        statement = (_UPDATE, (*values, tenant, id, expected_revision, tenant, id))
+        for attempt in range(RETRIES + 1):
+            try:
+                [(_, [(changed, revision, data)])] = self._run(tenant, [statement], retries=0)
+            except StoreError as exc:
+                if attempt < RETRIES and _lost(exc.__cause__):
+                    continue
+                raise
+            if changed:
+                return updated
+            if revision is None:
+                raise NotFoundError(f"no record {id!r} in tenant {tenant!r} to update")
+            if attempt > 0 and revision == updated.revision and data == values[_DATA]:
+                return updated  # the connection dropped at COMMIT, after the first attempt had written it
+            break
         raise ConflictError(
             f"record {id!r} in tenant {tenant!r} is at revision {revision}, not {expected_revision}; "
             "read it again and retry"
@@ -236,8 +235,8 @@ class PostgresStore:
     def get(self, scope: Scope, id: str) -> Experience | None:
         where, params = _scope_sql(scope)
         sql = f"SELECT e.data FROM {TABLE} AS e WHERE {where} AND e.id = %s"
-        found = self._run(scope.tenant, lambda tx: tx.execute(sql, (*params, id)).fetchone())
-        return None if found is None else self._decode(found[0])
+        [(_, rows)] = self._run(scope.tenant, [(sql, (*params, id))])
+        return self._decode(rows[0][0]) if rows else None
 
     def search_text(
         self,
@@ -251,7 +250,7 @@ class PostgresStore:
         stems = search_stems(terms)
         if not stems or limit <= 0:
             return []
-        rows = self._run(scope.tenant, lambda tx: search(tx, scope, stems, now, limit, min_confidence))
+        [(_, rows)] = self._run(scope.tenant, [search_sql(scope, stems, now, limit, min_confidence)])
         return [Candidate(self._decode(data), float(score), frozenset(terms.split())) for data, score, terms in rows]
 
     def lessons(
@@ -265,14 +264,13 @@ class PostgresStore:
         if not check_page(limit, offset):
             return []
         sql, params = lessons_query(scope, status, table=TABLE, mark="%s", column=_column)
-        rows = self._run(scope.tenant, lambda tx: tx.execute(sql, (*params, limit, offset)).fetchall())
+        [(_, rows)] = self._run(scope.tenant, [(sql, (*params, limit, offset))])
         return [self._decode(data) for (data,) in rows]
 
     def count(self, scope: Scope) -> int:
         where, params = _scope_sql(scope)
-        sql = f"SELECT count(*) FROM {TABLE} AS e WHERE {where}"
-        found = self._run(scope.tenant, lambda tx: tx.execute(sql, params).fetchone())
-        return 0 if found is None else int(found[0])
+        [(_, rows)] = self._run(scope.tenant, [(f"SELECT count(*) FROM {TABLE} AS e WHERE {where}", params)])
+        return int(rows[0][0])
 
     def iter_all(self, tenant: str | None = None) -> Iterator[Experience]:
         """Pages of rows in (tenant, id) order, each page its own transaction."""
@@ -283,8 +281,7 @@ class PostgresStore:
             "ORDER BY tenant, id LIMIT %s"
         )
         while True:
-            params = (*([tenant] if tenant is not None else []), *last, _PAGE)
-            page = self._run(tenant, lambda tx, params=params: tx.execute(sql, params).fetchall())  # type: ignore[misc]
+            [(_, page)] = self._run(tenant, [(sql, (*([tenant] if tenant is not None else []), *last, _PAGE))])
             for _, _, data in page:
                 yield self._decode(data, remember=False)
             if len(page) < _PAGE:

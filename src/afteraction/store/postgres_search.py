@@ -11,16 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from afteraction.model import ELIGIBLE_STATUSES, Scope
 from afteraction.store._sql import scope_predicate
 from afteraction.store.postgres_schema import TABLE
 
-if TYPE_CHECKING:
-    from afteraction.store.postgres import Transaction
-
-__all__ = ["search"]
+__all__ = ["search_sql"]
 
 _ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
 _SEARCH = f"""
@@ -50,12 +47,12 @@ def _column(part: str) -> str:
     return f'e."{part}"'
 
 
-def search(
-    tx: Transaction, scope: Scope, stems: Sequence[str], now: datetime, limit: int, min_confidence: float
-) -> list[tuple[Any, ...]]:
-    """(data, score, stored stems) of the best ``limit`` eligible rows ``scope`` sees."""
+def search_sql(
+    scope: Scope, stems: Sequence[str], now: datetime, limit: int, min_confidence: float
+) -> tuple[str, list[Any]]:
+    """The statement, and its parameters, giving (data, score, stored stems) of the best
+    ``limit`` eligible rows ``scope`` sees."""
     where, params = scope_predicate(scope, "%s", _column)
     query = " || ".join(["plainto_tsquery('simple', %s)"] * len(stems))
     sql = _SEARCH.format(query=query, scope=where)
-    # never a prepared statement: a generic plan for this query can cost a hundred times more
-    return tx.execute(sql, (list(stems), *stems, *params, min_confidence, now, limit), prepare=False).fetchall()
+    return sql, [list(stems), *stems, *params, min_confidence, now, limit]
