@@ -276,7 +276,7 @@ def _sizes(text: str) -> list[int]:
     try:
         sizes = [int(part.replace("_", "").replace("k", "000").replace("m", "000000")) for part in text.split(",")]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of sizes (e.g. 10k,100k,1m)")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of sizes such as 10k,100k,1m") from None
     if not sizes or any(s <= 0 or s > 1_000_000 for s in sizes):
         raise argparse.ArgumentTypeError("each size must be from 1 to 1,000,000")
     return sizes
