@@ -111,7 +111,7 @@ def pool_options(url: str) -> tuple[str, dict[str, float]]:
         options[name.removeprefix("pool_")] = float(number)
     if not options:
         return url, options
-    return urlunsplit(parts._replace(query=urlencode(kept))), options
+    return urlunsplit(parts._replace(query=urlencode(kept, safe="/:@"))), options
 
 
 def _lost(exc: BaseException | None) -> bool:
