@@ -31,6 +31,7 @@ __all__ = [
     "MIGRATIONS_TABLE",
     "SCHEMA_VERSION",
     "TABLE",
+    "TERMS",
     "check_privileges",
     "explain",
     "migrate",
@@ -39,6 +40,7 @@ __all__ = [
 ]
 
 TABLE = "afteraction_experiences"
+TERMS = "afteraction_terms"  # (tenant, stem, record): see m005
 MIGRATIONS_TABLE = "afteraction_migrations"
 _LOCK = 0x41664163  # "AfAc": the advisory lock held while migrating
 
@@ -101,23 +103,73 @@ def m002_row_level_security(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
         cur.execute(f"CREATE POLICY {TABLE}_tenant_{command.lower()}s ON {TABLE} FOR {command}{using}{check}")
 
 
-def m005_policies_read_the_tenant_once(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
-    """The same policies, each reading the settings in a sub-select: PostgreSQL evaluates it
-    once per statement (an initplan) instead of calling ``current_setting`` for every row."""
+def _policies(cur: psycopg.Cursor[tuple[object, ...]], table: str) -> None:
+    """Row-level security on ``table`` by its ``tenant`` column. Each policy reads the settings
+    in a sub-select, which PostgreSQL evaluates once per statement (an initplan) instead of
+    calling ``current_setting`` for every row."""
     tenant = "(SELECT current_setting('afteraction.tenant', true))"
     every = "(SELECT current_setting('afteraction.all_tenants', true)) = 'on'"
-    for command in ("read", "insert", "update", "delete"):
-        cur.execute(f"DROP POLICY {TABLE}_tenant_{command}s ON {TABLE}")
-    cur.execute(f"CREATE POLICY {TABLE}_tenant_reads ON {TABLE} FOR SELECT USING (tenant = {tenant} OR {every})")
-    cur.execute(f"CREATE POLICY {TABLE}_tenant_inserts ON {TABLE} FOR INSERT WITH CHECK (tenant = {tenant})")
+    cur.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
+    cur.execute(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY")
+    cur.execute(f"CREATE POLICY {table}_tenant_reads ON {table} FOR SELECT USING (tenant = {tenant} OR {every})")
+    cur.execute(f"CREATE POLICY {table}_tenant_inserts ON {table} FOR INSERT WITH CHECK (tenant = {tenant})")
     cur.execute(
-        f"CREATE POLICY {TABLE}_tenant_updates ON {TABLE} FOR UPDATE USING (tenant = {tenant}) "
+        f"CREATE POLICY {table}_tenant_updates ON {table} FOR UPDATE USING (tenant = {tenant}) "
         f"WITH CHECK (tenant = {tenant})"
     )
-    cur.execute(f"CREATE POLICY {TABLE}_tenant_deletes ON {TABLE} FOR DELETE USING (tenant = {tenant})")
+    cur.execute(f"CREATE POLICY {table}_tenant_deletes ON {table} FOR DELETE USING (tenant = {tenant})")
 
 
-MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_row_level_security, m005_policies_read_the_tenant_once)
+def m005_search_under_row_level_security(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
+    """Search that can use an index while row-level security applies, and cheaper policies.
+
+    Under row-level security PostgreSQL uses a condition of the query as an index condition
+    only when its operator is leakproof, and the tsvector match ``@@`` is not: the GIN index
+    on ``search`` serves only roles that bypass the policies. ``TERMS`` lists each record's
+    stems, one row per (tenant, stem, record), kept by a trigger; a btree on it serves the
+    search with leakproof equalities, and counts how many records hold a stem."""
+    for command in ("read", "insert", "update", "delete"):
+        cur.execute(f"DROP POLICY {TABLE}_tenant_{command}s ON {TABLE}")
+    _policies(cur, TABLE)
+    cur.execute(
+        f"CREATE TABLE {TERMS} (tenant text NOT NULL, term text NOT NULL, pk bigint NOT NULL, "
+        "PRIMARY KEY (tenant, term, pk))"
+    )
+    _policies(cur, TERMS)
+    cur.execute(
+        f"""
+        CREATE FUNCTION {TERMS}_index() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP IN ('UPDATE', 'DELETE') THEN
+                IF TG_OP = 'UPDATE' AND NEW.tenant = OLD.tenant AND NEW.search = OLD.search THEN
+                    RETURN NULL;
+                END IF;
+                DELETE FROM {TERMS}
+                WHERE tenant = OLD.tenant AND term = ANY (tsvector_to_array(OLD.search)) AND pk = OLD.pk;
+            END IF;
+            IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                INSERT INTO {TERMS} (tenant, term, pk)
+                SELECT NEW.tenant, term, NEW.pk FROM unnest(tsvector_to_array(NEW.search)) AS term;
+            END IF;
+            RETURN NULL;
+        END $$
+        """
+    )
+    cur.execute(
+        f"CREATE TRIGGER {TERMS}_index AFTER INSERT OR UPDATE OR DELETE ON {TABLE} "
+        f"FOR EACH ROW EXECUTE FUNCTION {TERMS}_index()"
+    )
+    # The records stored before: the owner lifts the policies for the length of this transaction.
+    for table in (TABLE, TERMS):
+        cur.execute(f"ALTER TABLE {table} NO FORCE ROW LEVEL SECURITY")
+    cur.execute(
+        f"INSERT INTO {TERMS} (tenant, term, pk) SELECT tenant, unnest(tsvector_to_array(search)), pk FROM {TABLE}"
+    )
+    for table in (TABLE, TERMS):
+        cur.execute(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY")
+
+
+MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_row_level_security, m005_search_under_row_level_security)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -211,7 +263,11 @@ def require_vector(cur: psycopg.Cursor[tuple[object, ...]], where: str) -> None:
 
 
 #: What the application role needs on afteraction's tables once they exist.
-PRIVILEGES = {TABLE: ("SELECT", "INSERT", "UPDATE"), MIGRATIONS_TABLE: ("SELECT",)}
+PRIVILEGES = {
+    TABLE: ("SELECT", "INSERT", "UPDATE"),
+    TERMS: ("SELECT", "INSERT", "DELETE"),
+    MIGRATIONS_TABLE: ("SELECT",),
+}
 
 
 def check_privileges(db: psycopg.Connection[tuple[object, ...]], where: str) -> None:

@@ -1,10 +1,22 @@
 """Text search in PostgreSQL: the one statement behind ``PostgresStore.search_text``.
 
-A GIN index on a tsvector of the Snowball stems of task (weight A), summary (B) and lesson (C),
-with scope and eligibility in the same statement. The score of a row is the sum over the
-query's stems it holds of ``ts_rank`` for that stem times the stem's rarity
-(``ln(1 + matched / holding)``), counted among the rows the caller may use, so rows of other
-scopes never weigh in a score (unlike SQLite's FTS5, whose statistics span the whole index).
+Row-level security keeps PostgreSQL from using the GIN index on ``search`` for the application
+role (``@@`` is not leakproof; see ``postgres_schema.m005``), so the statement finds its rows
+through ``TERMS`` (tenant, stem, record), with equalities a btree serves under the policies:
+
+1. For each of the query's stems, how many of the tenant's records hold it, counted up to
+   ``BUDGET + 1`` (a short index scan each).
+2. The rarest stems choose the candidate records, while their postings fit ``BUDGET`` or are
+   fewer than ``PER_RESULT`` per result asked, as the SQLite store narrows its search; when
+   every stem fits, every stem chooses and the result is exact. When even the rarest stem is
+   held by more than ``BUDGET`` records, it alone chooses, and only its ``BUDGET`` newest.
+3. Scope, eligibility and scores on the candidates only: a row's score is the sum over the
+   query's stems it holds of ``ts_rank`` for that stem (task weighted A, summary B, lesson C)
+   times the stem's rarity (``ln(1 + matched / holding)``), counted among the rows the caller
+   may use, so rows of other scopes never weigh in a score (unlike SQLite's FTS5).
+
+What is bounded is which rows are considered, not how they score: a row holding only stems
+far commoner than the rarest ones is not considered when the rarest ones fill the budget.
 """
 
 from __future__ import annotations
@@ -15,19 +27,35 @@ from typing import Any
 
 from afteraction.model import ELIGIBLE_STATUSES, Scope
 from afteraction.store._sql import scope_predicate
-from afteraction.store.postgres_schema import TABLE
+from afteraction.store.postgres_schema import TABLE, TERMS
 
-__all__ = ["search_sql"]
+__all__ = ["BUDGET", "PER_RESULT", "search_sql"]
 
+BUDGET = 500  # postings of the chosen stems, beyond the first and the PER_RESULT floor
+PER_RESULT = 10
 _ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
 _SEARCH = f"""
-    WITH terms AS (
-        SELECT i, plainto_tsquery('simple', stem) AS tsq FROM unnest(%s::text[]) WITH ORDINALITY AS u(stem, i)
+    WITH stems AS (
+        SELECT s.term, s.i, (
+            SELECT count(*) FROM (SELECT 1 FROM {TERMS} AS p WHERE p.tenant = %s AND p.term = s.term LIMIT %s) AS x
+        ) AS n
+        FROM unnest(%s::text[]) WITH ORDINALITY AS s (term, i)
+    ),
+    chosen AS (
+        SELECT term FROM (SELECT term, n, sum(n) OVER (ORDER BY n, term) AS running FROM stems WHERE n > 0) AS r
+        WHERE running = n OR (n <= %s AND (running <= %s OR running - n < %s))
+    ),
+    candidates AS (
+        SELECT DISTINCT c.pk FROM chosen AS t, LATERAL (
+            SELECT p.pk FROM {TERMS} AS p WHERE p.tenant = %s AND p.term = t.term ORDER BY p.pk DESC LIMIT %s
+        ) AS c
     ),
     hits AS MATERIALIZED (
-        SELECT e.pk, t.i, ts_rank(e.search, t.tsq) AS rank
-        FROM {TABLE} AS e JOIN terms AS t ON e.search @@ t.tsq
-        WHERE e.search @@ ({{query}}) AND {{scope}}
+        SELECT e.pk, s.i, ts_rank(e.search, s.tsq) AS rank
+        FROM candidates AS c
+        JOIN {TABLE} AS e ON e.pk = c.pk
+        JOIN (SELECT i, plainto_tsquery('simple', term) AS tsq FROM stems WHERE n > 0) AS s ON e.search @@ s.tsq
+        WHERE {{scope}}
           AND e.status IN ({_ELIGIBLE}) AND e.confidence >= %s AND (e.expires_at IS NULL OR e.expires_at > %s)
     ),
     rarity AS (
@@ -53,6 +81,6 @@ def search_sql(
     """The statement, and its parameters, giving (data, score, stored stems) of the best
     ``limit`` eligible rows ``scope`` sees."""
     where, params = scope_predicate(scope, "%s", _column)
-    query = " || ".join(["plainto_tsquery('simple', %s)"] * len(stems))
-    sql = _SEARCH.format(query=query, scope=where)
-    return sql, [list(stems), *stems, *params, min_confidence, now, limit]
+    tenant = scope.tenant
+    head = [tenant, BUDGET + 1, list(stems), BUDGET, BUDGET, PER_RESULT * limit, tenant, BUDGET]
+    return _SEARCH.format(scope=where), [*head, *params, min_confidence, now, limit]
