@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import inspect
 import json
 import multiprocessing
 import os
@@ -39,7 +40,7 @@ import afteraction as aa
 from afteraction.store import SQLiteStore, Store
 from afteraction.store._sql import COLUMNS
 from afteraction.store.postgres import PostgresStore, row
-from afteraction.store.postgres_schema import MIGRATIONS, TABLE
+from afteraction.store.postgres_schema import MIGRATIONS, TABLE, TERMS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.pg import Cluster
@@ -58,8 +59,8 @@ TARGETS = {"search_p50_ms_at_1m": 10.0, "writes_per_s": 2_000.0, "rls_cost_ms": 
 
 def cache_key() -> str:
     """A cached cluster is reused only while the corpus, the library and the schema stay the same."""
-    names = ",".join(m.__name__ for m in MIGRATIONS)
-    return hashlib.sha256(f"{corpus.VERSION}:{aa.__version__}:{names}".encode()).hexdigest()[:12]
+    schema = "".join(inspect.getsource(m) for m in MIGRATIONS)
+    return hashlib.sha256(f"{corpus.VERSION}:{aa.__version__}:{schema}".encode()).hexdigest()[:12]
 
 
 @contextmanager
@@ -200,6 +201,8 @@ def measure(size: int, n_queries: int, url: str | None, cluster: Cluster | None)
         result["sqlite_search_ms"] = sqlite_search(size, queries)
     name = f"lessons_{size}"
     if cluster is not None and not cluster.exists(name):
+        with psycopg.connect(cluster.admin_url, autocommit=True) as db:  # left by an interrupted run
+            db.execute(f"DROP DATABASE IF EXISTS {name}_partial WITH (FORCE)")
         db_url = cluster.database(f"{name}_partial")
         PostgresStore(db_url).close()  # migrates
         result["load"] = f"COPY {load(cluster.url(f'{name}_partial', 'postgres'), size):,.0f}/s"
@@ -218,16 +221,21 @@ def measure(size: int, n_queries: int, url: str | None, cluster: Cluster | None)
     store = PostgresStore(pg_url)
     try:
         result["postgres_search_ms"] = searches(store, queries)
-        with psycopg.connect(pg_url, autocommit=True) as db:  # the owner now bypasses the policies
-            db.execute(f"ALTER TABLE {TABLE} NO FORCE ROW LEVEL SECURITY")
+        rls(pg_url, "NO FORCE")  # the owner now bypasses the policies
         try:
             result["postgres_no_rls_search_ms"] = searches(store, queries)
         finally:
-            with psycopg.connect(pg_url, autocommit=True) as db:
-                db.execute(f"ALTER TABLE {TABLE} FORCE ROW LEVEL SECURITY")
+            rls(pg_url, "FORCE")
     finally:
         store.close()
     return result
+
+
+def rls(url: str, force: str) -> None:
+    """Force row-level security on the table owner (as shipped), or not (it then bypasses it)."""
+    with psycopg.connect(url, autocommit=True) as db:
+        for table in (TABLE, TERMS):
+            db.execute(f"ALTER TABLE {table} {force} ROW LEVEL SECURITY")
 
 
 def writes(n: int, url: str | None, cluster: Cluster | None) -> dict[str, float]:

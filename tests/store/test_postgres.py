@@ -51,7 +51,6 @@ def test_a_blank_database_migrates_to_the_expected_schema(pg_url: str) -> None:
     assert [name for (name,) in indexes] == [
         f"{TABLE}_pkey",
         f"{TABLE}_scope_created",
-        f"{TABLE}_search",
         f"{TABLE}_tenant_id_key",
     ]
     assert [name for (name,) in applied] == [m.__name__ for m in MIGRATIONS]
@@ -152,6 +151,10 @@ def test_a_crafted_query_as_one_tenant_cannot_read_count_or_dedup_against_anothe
         assert db.execute(f"SELECT tenant, id FROM {TABLE} ORDER BY id").fetchall() == [("acme", "a-1")]
         assert db.execute(f"SELECT count(*) FROM {TABLE} WHERE tenant = 'globex'").fetchone() == (0,)
         assert db.execute(f"SELECT count(*) FROM {TABLE}").fetchone() == (1,)
+        # nor through the stems the search reads: which stems another tenant's records hold
+        assert db.execute(f"SELECT count(*) FROM {TERMS} WHERE tenant <> 'acme'").fetchone() == (0,)
+        assert db.execute(f"SELECT DISTINCT tenant FROM {TERMS}").fetchall() == [("acme",)]
+        assert db.execute(f"DELETE FROM {TERMS} WHERE tenant = 'globex'").rowcount == 0
         assert db.execute(f"UPDATE {TABLE} SET lesson = 'x' WHERE tenant = 'globex'").rowcount == 0
         assert db.execute(f"DELETE FROM {TABLE} WHERE tenant = 'globex'").rowcount == 0
         # dedup is by (tenant, id): globex's "shared-id" does not stop acme's

@@ -1,16 +1,11 @@
 """PostgresStore: one PostgreSQL shared by every agent host and service replica.
 
-psycopg 3 with a connection pool (the ``postgres`` extra). Every operation is one transaction
-on a pooled connection, and begins by setting ``afteraction.tenant`` for that transaction from
-the caller's scope: row-level security (``postgres_schema``) then hides every other tenant's
-rows from whatever the transaction runs, and the queries also carry the full scope predicate.
-The schema and its migrations live in ``postgres_schema``.
-
-Search: a GIN index on a tsvector of the Snowball stems of task (weight A), summary (B) and
-lesson (C), with scope and eligibility in the same statement. The score of a row is the sum over
-the query's stems it holds of ``ts_rank`` for that stem times the stem's rarity
-(``ln(1 + matched / holding)``), counted among the rows the caller may use, so rows of other
-scopes never weigh in a score (unlike SQLite's FTS5, whose statistics span the whole index).
+psycopg 3 with a connection pool (the ``postgres`` extra). Every operation is one transaction,
+sent as one simple query in one round trip, that begins by setting ``afteraction.tenant`` for
+that transaction from the caller's scope: row-level security (``postgres_schema``) then hides
+every other tenant's rows from whatever the transaction runs, and the queries also carry the
+full scope predicate. The schema, its migrations and the checks at open live in
+``postgres_schema``; the search statement in ``postgres_search``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Text search in PostgreSQL: the one statement behind ``PostgresStore.search_text``.
 
-Row-level security keeps PostgreSQL from using the GIN index on ``search`` for the application
+Row-level security keeps PostgreSQL from using a GIN index on ``search`` for the application
 role (``@@`` is not leakproof; see ``postgres_schema.m005``), so the statement finds its rows
 through ``TERMS`` (tenant, stem, record), with equalities a btree serves under the policies:
 
