@@ -90,13 +90,14 @@ def load(admin_url: str, size: int) -> float:
     row-level security does not apply to; lessons per second."""
     started = time.perf_counter()
     starts = range(0, size, _CHUNK)
-    workers = min(2, len(starts))
+    workers = min(2, len(starts) - 1)  # a single chunk is made here: starting workers costs more
     with (
-        ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool,
+        ProcessPoolExecutor(max_workers=max(workers, 1), mp_context=multiprocessing.get_context("spawn")) as pool,
         psycopg.connect(admin_url) as db,
         db.cursor() as cur,
     ):
-        chunks = pool.map(_rows, starts, [min(_CHUNK, size - s) for s in starts])
+        sizes = [min(_CHUNK, size - s) for s in starts]
+        chunks = pool.map(_rows, starts, sizes) if workers else map(_rows, starts, sizes)
         with cur.copy(f"COPY {TABLE} ({_COLUMNS}) FROM STDIN") as copy:
             for done, chunk in enumerate(chunks, 1):
                 for values in chunk:
@@ -147,13 +148,13 @@ def server_cpu(cluster: Cluster | None) -> float:
     return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-def concurrent_writes(url: str, total: int, cluster: Cluster | None = None) -> dict[str, float]:
-    """Lessons stored per second by WRITERS processes into an empty table, and the CPU each
+def concurrent_writes(url: str, total: int, cluster: Cluster | None = None, writers: int = WRITERS) -> dict[str, float]:
+    """Lessons stored per second by ``writers`` processes into an empty table, and the CPU each
     lesson cost the writers and the server; checks that every lesson is stored exactly once."""
-    each = total // WRITERS
+    each = total // writers
     context = multiprocessing.get_context("spawn")
-    ready, go, spent = context.Barrier(WRITERS + 1), context.Barrier(WRITERS + 1), context.Queue()
-    starts = [_WRITES_START + n * each for n in range(WRITERS)]
+    ready, go, spent = context.Barrier(writers + 1), context.Barrier(writers + 1), context.Queue()
+    starts = [_WRITES_START + n * each for n in range(writers)]
     processes = [context.Process(target=_write, args=(url, s, each, ready, go, spent)) for s in starts]
     for process in processes:
         process.start()
@@ -238,22 +239,22 @@ def rls(url: str, force: str) -> None:
             db.execute(f"ALTER TABLE {table} {force} ROW LEVEL SECURITY")
 
 
-def writes(n: int, url: str | None, cluster: Cluster | None) -> dict[str, float]:
+def writes(n: int, url: str | None, cluster: Cluster | None, writers: int) -> dict[str, float]:
     if cluster is None:
         assert url is not None
         with psycopg.connect(url, autocommit=True) as db:
-            db.execute(f"TRUNCATE {TABLE}")
-        return concurrent_writes(url, n)
+            db.execute(f"TRUNCATE {TABLE}, {TERMS}")
+        return concurrent_writes(url, n, writers=writers)
     with psycopg.connect(cluster.admin_url, autocommit=True) as db:
         db.execute("DROP DATABASE IF EXISTS writes WITH (FORCE)")
     try:
-        return concurrent_writes(cluster.database("writes"), n, cluster)
+        return concurrent_writes(cluster.database("writes"), n, cluster, writers)
     finally:
         with psycopg.connect(cluster.admin_url, autocommit=True) as db:
             db.execute("DROP DATABASE IF EXISTS writes WITH (FORCE)")
 
 
-def table(results: list[dict[str, Any]], runs: list[dict[str, float]], n_writes: int) -> str:
+def table(results: list[dict[str, Any]], runs: list[dict[str, float]], n_writes: int, writers: int) -> str:
     lines = [
         "| lessons | store | search p50 | search p95 | RLS cost (p50) | load |",
         "|---|---|---|---|---|---|",
@@ -272,7 +273,7 @@ def table(results: list[dict[str, Any]], runs: list[dict[str, float]], n_writes:
     server = statistics.median(r["server_us"] for r in runs)
     lines.append("")
     lines.append(
-        f"{WRITERS} concurrent writers (processes), {n_writes:,} lessons, one put each, synchronous_commit on: "
+        f"{writers} concurrent writers (processes), {n_writes:,} lessons, one put each, synchronous_commit on: "
         f"{statistics.median(r['per_s'] for r in runs):,.0f} lessons/s (runs: {rates}); none lost, none duplicated. "
         f"CPU per lesson: {client:,.0f} µs in the writer (stemming, serializing, the driver), "
         f"{server:,.0f} µs in the server: {1e6 / (client + server):,.0f} lessons/s per core busy"
@@ -304,20 +305,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.queries <= 0 or args.writes < WRITERS or args.write_runs <= 0:
         parser.error(f"--queries and --write-runs must be positive, --writes at least {WRITERS}")
-    sizes, n_queries, n_writes, runs = args.sizes, args.queries, args.writes, args.write_runs
+    sizes, n_queries, n_writes, runs, writers = args.sizes, args.queries, args.writes, args.write_runs, WRITERS
     if args.smoke:
-        sizes, n_queries, n_writes, runs = [300], 20, WRITERS * 10, 1
+        sizes, n_queries, n_writes, runs, writers = [300], 20, 40, 1, 2
     data_dir = None if (args.no_cache or args.smoke) else args.data_dir
     with server(args.url, data_dir) as cluster:
         results = []
         for size in sizes:
             print(f"measuring {size:,} lessons", file=sys.stderr, flush=True)
             results.append(measure(size, n_queries, args.url, cluster))
-        rates = [writes(n_writes, args.url, cluster) for _ in range(runs)]
+        rates = [writes(n_writes, args.url, cluster, writers) for _ in range(runs)]
     if args.json:
         print(json.dumps({"searches": results, "writes": rates, "targets": TARGETS}, indent=2))
     else:
-        print(table(results, rates, n_writes))
+        print(table(results, rates, n_writes, writers))
     return 0
 
 
