@@ -209,12 +209,15 @@ def measure(size: int, n_queries: int, url: str | None, cluster: Cluster | None)
         result["load"] = f"COPY {load(cluster.url(f'{name}_partial', 'postgres'), size):,.0f}/s"
         with psycopg.connect(cluster.admin_url, autocommit=True) as db:
             db.execute(f"ALTER DATABASE {name}_partial RENAME TO {name}")
-    pg_url = url if cluster is None else cluster.url(name)
-    if cluster is None:  # an existing database: loaded through the store (COPY would meet row-level security)
+    if cluster is not None:
+        pg_url = cluster.url(name)
+    else:  # an existing database: loaded through the store (COPY would meet row-level security)
+        assert url is not None
+        pg_url = url
         started = time.perf_counter()
+        store = PostgresStore(pg_url)  # migrates
         with psycopg.connect(pg_url, autocommit=True) as db:
-            db.execute(f"TRUNCATE {TABLE}")
-        store = PostgresStore(pg_url)
+            db.execute(f"TRUNCATE {TABLE}, {TERMS}")
         for start in range(0, size, _CHUNK):
             store.put_many(corpus.experiences(start, min(_CHUNK, size - start)))
         store.close()
