@@ -20,6 +20,7 @@ from afteraction.store.postgres_schema import (
     MIGRATIONS_TABLE,
     SESSIONS,
     TABLE,
+    TERMS,
     migrate,
 )
 from tests.conformance.builders import SCOPE, experience, scoped
@@ -49,18 +50,18 @@ def test_a_blank_database_migrates_to_the_expected_schema(pg_url: str) -> None:
     with connect(pg_url) as db:
         tables = db.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1").fetchall()
         indexes = db.execute("SELECT indexname FROM pg_indexes WHERE tablename = %s ORDER BY 1", (TABLE,)).fetchall()
-        security = db.execute("SELECT relrowsecurity, relforcerowsecurity FROM pg_class WHERE relname = %s", (TABLE,))
-        policies = db.execute("SELECT policyname, cmd FROM pg_policies WHERE tablename = %s ORDER BY 1", (TABLE,))
         applied = db.execute(f"SELECT name FROM {MIGRATIONS_TABLE} ORDER BY name").fetchall()
-        assert security.fetchone() == (True, True)
-        assert [cmd for _, cmd in policies.fetchall()] == ["DELETE", "INSERT", "SELECT", "UPDATE"]
-    assert sorted(tables) == sorted(
-        [(KEYS_TABLE,), (TABLE,), (MIGRATIONS_TABLE,), (EVENTS,), (SESSIONS,), (EVENT_COUNTS,)]
-    )
+        for table in (TABLE, TERMS):  # every table of tenants' rows: row-level security, forced
+            flags = "SELECT relrowsecurity, relforcerowsecurity FROM pg_class WHERE relname = %s"
+            security = db.execute(flags, (table,))
+            policies = db.execute("SELECT policyname, cmd FROM pg_policies WHERE tablename = %s ORDER BY 1", (table,))
+            assert security.fetchone() == (True, True)
+            assert [cmd for _, cmd in policies.fetchall()] == ["DELETE", "INSERT", "SELECT", "UPDATE"]
+    ours = [KEYS_TABLE, TABLE, MIGRATIONS_TABLE, EVENTS, SESSIONS, EVENT_COUNTS, TERMS]
+    assert sorted(tables) == sorted((name,) for name in ours)
     assert [name for (name,) in indexes] == [
         f"{TABLE}_pkey",
         f"{TABLE}_scope_created",
-        f"{TABLE}_search",
         f"{TABLE}_tenant_id_key",
     ]
     assert [name for (name,) in applied] == [m.__name__ for m in MIGRATIONS]
@@ -161,6 +162,10 @@ def test_a_crafted_query_as_one_tenant_cannot_read_count_or_dedup_against_anothe
         assert db.execute(f"SELECT tenant, id FROM {TABLE} ORDER BY id").fetchall() == [("acme", "a-1")]
         assert db.execute(f"SELECT count(*) FROM {TABLE} WHERE tenant = 'globex'").fetchone() == (0,)
         assert db.execute(f"SELECT count(*) FROM {TABLE}").fetchone() == (1,)
+        # nor through the stems the search reads: which stems another tenant's records hold
+        assert db.execute(f"SELECT count(*) FROM {TERMS} WHERE tenant <> 'acme'").fetchone() == (0,)
+        assert db.execute(f"SELECT DISTINCT tenant FROM {TERMS}").fetchall() == [("acme",)]
+        assert db.execute(f"DELETE FROM {TERMS} WHERE tenant = 'globex'").rowcount == 0
         assert db.execute(f"UPDATE {TABLE} SET lesson = 'x' WHERE tenant = 'globex'").rowcount == 0
         assert db.execute(f"DELETE FROM {TABLE} WHERE tenant = 'globex'").rowcount == 0
         # dedup is by (tenant, id): globex's "shared-id" does not stop acme's
