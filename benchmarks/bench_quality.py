@@ -14,7 +14,9 @@ For a query with no right answer, "correct" is an empty result: it counts 1 in R
 when search returns nothing, else 0. Run ``--help`` for the flags; ``--show-misses`` lists the
 queries that went wrong with what came back; ``--folds`` adds the table over two folds of the
 queries (all queries about one lesson on one side), to choose a setting on one fold and check it on
-the other; ``--weight NAME=VALUE`` measures another ``Weights`` setting.
+the other; ``--weight NAME=VALUE`` measures another ``Weights`` setting; ``--frame`` asks every query
+inside conversational words ("hey folks, quick one: {query} any ideas?"), a stress test of how
+much relevance depends on the words around the request.
 """
 
 from __future__ import annotations
@@ -557,6 +559,11 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--show-misses", action="store_true", help="list the failed queries and what they got")
     parser.add_argument("--folds", action="store_true", help="also the table over two folds of the queries")
     parser.add_argument(
+        "--frame",
+        metavar="TEXT",
+        help="ask every query inside TEXT, where {query} stands for it (a stress test: chatty words around it)",
+    )
+    parser.add_argument(
         "--weight", action="append", default=[], metavar="NAME=VALUE", help="a Weights field to set (repeatable)"
     )
     return parser.parse_args(argv)
@@ -572,6 +579,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bench_quality: {exc}", file=sys.stderr)
         return 2
     queries = smoke_subset(corpus.queries) if args.smoke else corpus.queries
+    if args.frame:
+        queries = [replace(q, text=args.frame.replace("{query}", q.text)) for q in queries]
     print(f"bench_quality: {len(corpus.lessons)} lessons, {len(queries)} queries, {args.store} store", file=sys.stderr)
     outcomes, errors, visible, channel = run(
         corpus, queries, args.store, vectors=not args.no_vectors, fusion=args.fusion, weights=weights
