@@ -12,7 +12,11 @@ query's own scope:
 
 For a query with no right answer, "correct" is an empty result: it counts 1 in R@1, R@5 and MRR
 when search returns nothing, else 0. Run ``--help`` for the flags; ``--show-misses`` lists the
-queries that went wrong with what came back.
+queries that went wrong with what came back; ``--folds`` adds the table over two folds of the
+queries (all queries about one lesson on one side), to choose a setting on one fold and check it on
+the other; ``--weight NAME=VALUE`` measures another ``Weights`` setting; ``--frame`` asks every query
+inside conversational words ("hey folks, quick one: {query} any ideas?"), a stress test of how
+much relevance depends on the words around the request.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -240,6 +244,47 @@ def measure(mem: aa.Memory, queries: Sequence[Query], channel: Channel | None = 
     return outcomes
 
 
+def folds(queries: Sequence[Query]) -> dict[str, str]:
+    """Two folds, "A" and "B", of the queries: every query about one lesson (its first answer, or
+    for another scope's lesson its ``about``) on the same side, so that a paraphrase is never
+    measured on the fold its lesson's other queries chose a setting on. Lessons go to the smaller
+    fold, those with the most queries first; queries about no lesson alternate."""
+    groups: dict[str, list[Query]] = {}
+    for query in queries:
+        lesson = (query.answers or query.about or ("",))[0]
+        groups.setdefault(lesson, []).append(query)
+    out: dict[str, str] = {}
+    sizes = {"A": 0, "B": 0}
+    for lesson, members in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0])):
+        if not lesson:
+            for number, query in enumerate(members):
+                out[query.id] = "AB"[number % 2]
+            continue
+        side = "A" if sizes["A"] <= sizes["B"] else "B"
+        sizes[side] += len(members)
+        out.update((query.id, side) for query in members)
+    return out
+
+
+def fold_rows(outcomes: Sequence[Outcome]) -> list[Row]:
+    """A row per fold (see ``folds``), then ``all``."""
+    side = folds([o.query for o in outcomes])
+    out = [summarize(f"fold {f}", [o for o in outcomes if side[o.query.id] == f]) for f in "AB"]
+    return [*out, summarize("all", outcomes)]
+
+
+def weights_from(pairs: Sequence[str]) -> aa.Weights:
+    """``Weights`` with ``NAME=VALUE`` overrides (``--weight``), each value read as its field's type."""
+    types = {f.name: type(getattr(aa.Weights(), f.name)) for f in fields(aa.Weights)}
+    values: dict[str, Any] = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        if name not in types or not value:
+            raise CorpusError(f"--weight {pair!r}: expected NAME=VALUE, NAME one of {', '.join(sorted(types))}")
+        values[name] = types[name](value)
+    return aa.Weights(**values)
+
+
 def _share(flags: Sequence[bool]) -> float | None:
     return sum(flags) / len(flags) if flags else None
 
@@ -285,13 +330,19 @@ class Channel:
 
 
 def run(
-    corpus: Corpus, queries: Sequence[Query], store: str, *, vectors: bool = True, fusion: str = "score"
+    corpus: Corpus,
+    queries: Sequence[Query],
+    store: str,
+    *,
+    vectors: bool = True,
+    fusion: str = "score",
+    weights: aa.Weights | None = None,
 ) -> tuple[list[Outcome], list[str], dict[str, int], Channel]:
     """Load the lessons into a fresh store, wait for their vectors, and measure; also the errors
     memory reported, how many lessons each query scope sees, and how the vector channel fared."""
     errors: list[str] = []
     channel = Channel(wanted=vectors)
-    weights = aa.Weights(fusion="rrf") if fusion == "rrf" else aa.Weights()
+    weights = replace(weights or aa.Weights(), fusion="rrf" if fusion == "rrf" else "score")
     with tempfile.TemporaryDirectory(prefix="afteraction-quality-") as tmp:
         target = ":memory:" if store == "memory" else str(Path(tmp) / "quality.db")
         options: dict[str, Any] = {} if vectors else {"embedder": None}
@@ -374,20 +425,9 @@ def _aligned(cells: Sequence[str], widths: Sequence[int]) -> str:
     return " | ".join([cells[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True))])
 
 
-def table(table_rows: Sequence[Row], outcomes: Sequence[Outcome], corpus: Corpus, report: dict[str, Any]) -> str:
-    f = report["facts"]
-    lines = [
-        f"afteraction retrieval quality · corpus v{corpus.version}: {len(corpus.lessons)} lessons, "
-        f"{len(outcomes)} of {len(corpus.queries)} queries · store {report['store']} · k={K} · "
-        f"{f['cores']} cores · Python {f['python']} · SQLite {f['sqlite']} · afteraction {f['afteraction']}",
-        f"targets (issue 3): R@1 ≥ {TARGET_R1:.2f} · MRR ≥ {TARGET_MRR:.2f} · answerable with no result ≤ "
-        f"{MAX_NO_RESULT:.0%} · no-match given a block ≤ {MAX_GIVEN_BLOCK:.0%}   ('!' marks a miss)",
-        REFERENCE,
-        f"search channels: {report['channels']}",
-        f"reproduce: {report['command']}",
-        "",
-    ]
-    header = ("category", "queries", "R@1", "R@5", "MRR", "no result", "given a block", "search p50 ms")
+def rows_text(table_rows: Sequence[Row], first: str = "category") -> str:
+    """The rows as an aligned table, a rule above ``answerable`` and ``all``."""
+    header = (first, "queries", "R@1", "R@5", "MRR", "no result", "given a block", "search p50 ms")
     body = []
     for row in table_rows:
         missed = misses_of(row)
@@ -405,11 +445,28 @@ def table(table_rows: Sequence[Row], outcomes: Sequence[Outcome], corpus: Corpus
         )
     widths = [max(len(h), *(len(line[i]) for line in body)) for i, h in enumerate(header)]
     rule = "-+-".join("-" * w for w in widths)
-    lines.extend((_aligned(header, widths), rule))
-    for line in body:
-        if line[0] == "answerable":
+    lines = [_aligned(header, widths), rule]
+    for number, line in enumerate(body):
+        if line[0] == "answerable" or (line[0] == "all" and number and body[number - 1][0] != "answerable"):
             lines.append(rule)
         lines.append(_aligned(line, widths))
+    return "\n".join(lines)
+
+
+def table(table_rows: Sequence[Row], outcomes: Sequence[Outcome], corpus: Corpus, report: dict[str, Any]) -> str:
+    f = report["facts"]
+    lines = [
+        f"afteraction retrieval quality · corpus v{corpus.version}: {len(corpus.lessons)} lessons, "
+        f"{len(outcomes)} of {len(corpus.queries)} queries · store {report['store']} · k={K} · "
+        f"{f['cores']} cores · Python {f['python']} · SQLite {f['sqlite']} · afteraction {f['afteraction']}",
+        f"targets (issue 3): R@1 ≥ {TARGET_R1:.2f} · MRR ≥ {TARGET_MRR:.2f} · answerable with no result ≤ "
+        f"{MAX_NO_RESULT:.0%} · no-match given a block ≤ {MAX_GIVEN_BLOCK:.0%}   ('!' marks a miss)",
+        REFERENCE,
+        f"search channels: {report['channels']}",
+        f"reproduce: {report['command']}",
+        "",
+    ]
+    lines.append(rows_text(table_rows))
     lines.append("")
     lines.append(
         f"R@1 / R@5: a right lesson first / in the top {K} of mem.search(query, scope=<the query's scope>, k={K}); "
@@ -500,6 +557,15 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     parser.add_argument("--smoke", action="store_true", help=f"{SMOKE_PER_CATEGORY} queries per category")
     parser.add_argument("--show-misses", action="store_true", help="list the failed queries and what they got")
+    parser.add_argument("--folds", action="store_true", help="also the table over two folds of the queries")
+    parser.add_argument(
+        "--frame",
+        metavar="TEXT",
+        help="ask every query inside TEXT, where {query} stands for it (a stress test: chatty words around it)",
+    )
+    parser.add_argument(
+        "--weight", action="append", default=[], metavar="NAME=VALUE", help="a Weights field to set (repeatable)"
+    )
     return parser.parse_args(argv)
 
 
@@ -508,13 +574,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = " ".join([".venv/bin/python", "benchmarks/bench_quality.py", *(sys.argv[1:] if argv is None else argv)])
     try:
         corpus = load(args.corpus)
-    except CorpusError as exc:
+        weights = weights_from(args.weight)
+    except (CorpusError, ValueError) as exc:
         print(f"bench_quality: {exc}", file=sys.stderr)
         return 2
     queries = smoke_subset(corpus.queries) if args.smoke else corpus.queries
+    if args.frame:
+        queries = [replace(q, text=args.frame.replace("{query}", q.text)) for q in queries]
     print(f"bench_quality: {len(corpus.lessons)} lessons, {len(queries)} queries, {args.store} store", file=sys.stderr)
     outcomes, errors, visible, channel = run(
-        corpus, queries, args.store, vectors=not args.no_vectors, fusion=args.fusion
+        corpus, queries, args.store, vectors=not args.no_vectors, fusion=args.fusion, weights=weights
     )
     table_rows = rows(outcomes)
     report: dict[str, Any] = {
@@ -531,6 +600,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "rows": [{**asdict(row), "missed": [k for k, v in misses_of(row).items() if v]} for row in table_rows],
         "errors": errors[:20],
     }
+    if args.weight:
+        report["weights"] = asdict(weights)
+    if args.folds:
+        report["folds"] = [
+            {**asdict(row), "missed": [k for k, v in misses_of(row).items() if v]} for row in fold_rows(outcomes)
+        ]
     titles = {lesson.id: lesson.task for lesson in corpus.lessons}
     misses = miss_report(outcomes, titles) if args.show_misses else []
     if args.json:
@@ -539,6 +614,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
         print(table(table_rows, outcomes, corpus, report))
+        if args.folds:
+            print("\n" + rows_text(fold_rows(outcomes), "fold"))
         if args.show_misses:
             print(misses_text(misses))
     return 1 if errors else 0

@@ -213,3 +213,34 @@ def test_a_perfect_run_misses_no_target() -> None:
     row = bench.summarize("all", outcomes)
     assert (row.r1, row.r5, row.mrr, row.no_result, row.given_block) == (1.0, 1.0, 1.0, 0.0, 0.0)
     assert not any(bench.misses_of(row).values())
+
+
+def test_folds_keep_each_lessons_queries_on_one_side() -> None:
+    queries = bench.load(bench.DEFAULT_CORPUS).queries
+    side = bench.folds(queries)
+    assert set(side) == {q.id for q in queries} and set(side.values()) == {"A", "B"}
+    by_lesson: dict[str, set[str]] = {}
+    for query in queries:
+        for lesson in query.answers[:1] or query.about[:1]:
+            by_lesson.setdefault(lesson, set()).add(side[query.id])
+    assert all(len(sides) == 1 for sides in by_lesson.values())
+    sizes = [sum(1 for s in side.values() if s == f) for f in "AB"]
+    assert abs(sizes[0] - sizes[1]) <= max(len(q) for q in _groups(queries).values())
+    names = [row.name for row in bench.fold_rows([_outcome("no_match", (), ()), _outcome("exact", ("a",), ("a",))])]
+    assert names == ["fold A", "fold B", "all"]
+
+
+def _groups(queries: Any) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for query in queries:
+        out.setdefault((query.answers or query.about or (query.id,))[0], []).append(query)
+    return out
+
+
+def test_weight_overrides_are_typed_and_checked() -> None:
+    weights = bench.weights_from(["min_hybrid_relevance=0.4", "coverage_terms=6", "fusion=rrf"])
+    assert (weights.min_hybrid_relevance, weights.coverage_terms, weights.fusion) == (0.4, 6, "rrf")
+    with pytest.raises(bench.CorpusError, match="NAME=VALUE"):
+        bench.weights_from(["floor=0.4"])
+    with pytest.raises(ValueError, match="coverage_terms"):
+        bench.weights_from(["coverage_terms=0"])

@@ -116,3 +116,36 @@ def test_rrf_orders_by_agreement_between_the_channels() -> None:
         Weights(fusion="max")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="text_share"):
         Weights(text_share=1.5)
+
+
+def test_coverage_counts_against_at_most_max_terms() -> None:
+    record = make_experience("deploy orders api readiness probe timeout helm upgrade", scope=ACME)
+    query = stems("deploy orders api readiness probe timeout helm upgrade weekend customers angry manager asking")
+    assert len(query) == 13
+    assert relevance(query, record) == pytest.approx(8 / 13)
+    assert relevance(query, record, max_terms=8) == 1.0
+    assert relevance(query, record, max_terms=10) == pytest.approx(8 / 10)
+    assert relevance(query, record, max_terms=20) == pytest.approx(8 / 13)
+    assert relevance(stems("deploy orders nightly"), record, max_terms=8) == pytest.approx(2 / 3)
+
+
+def test_hybrid_does_not_hold_a_long_request_against_its_lesson() -> None:
+    lesson = vcand("Deployment of orders-api times out waiting for the readiness probe on helm upgrade", 0.4)
+    query = (
+        "morning folks, our orders api deployment keeps timing out on the readiness probe during the helm "
+        "upgrade, customers are complaining, the manager wants an update before lunch, cheers"
+    )
+    assert len(stems(query)) > 16
+    weights = Weights(confidence=0, recency=0, status=0, environment=0)
+    [hit] = rank(query, [lesson], scope=ACME, now=T0, hybrid=True, weights=weights)
+    assert hit.relevance >= weights.min_hybrid_relevance
+    uncapped = Weights(confidence=0, recency=0, status=0, environment=0, coverage_terms=32)
+    assert rank(query, [lesson], scope=ACME, now=T0, hybrid=True, weights=uncapped) == []
+    short = vcand("Kafka consumer group falls behind the topic", 0.25)  # a short query: the cap changes nothing
+    assert rank("kafka consumers rebalance endlessly after a deploy", [short], scope=ACME, now=T0, hybrid=True) == []
+
+
+def test_coverage_terms_must_be_a_positive_integer() -> None:
+    for bad in (0, -1, True, 2.5):
+        with pytest.raises(ValueError, match="coverage_terms"):
+            Weights(coverage_terms=bad)  # type: ignore[arg-type]

@@ -6,9 +6,11 @@ return their best candidates; ``fuse`` merges them by record, keeping what each 
 
     relevance = text_share × coverage + (1 − text_share) × max(0, cosine)
 
-where coverage is the share of the query's stems the record holds. One floor on that blend lets a
-paraphrase through on its cosine and a reworded exact match through on its coverage, and keeps
-out a record that is only loosely similar in both (see ``docs/retrieval.md``).
+where coverage is the share of the query's stems the record holds, counted against at most
+``Weights.coverage_terms`` of them (so that words around a long request do not dilute it). One
+floor on that blend lets a paraphrase through on its cosine and a reworded exact match through on
+its coverage, and keeps out a record that is only loosely similar in both (see
+``docs/retrieval.md``).
 
 A record with no cosine (the vector channel did not return it) is judged by ``cosine_bound``:
 when the vector channel's list was full, any record outside it is at most as similar as the

@@ -5,9 +5,10 @@ result. A candidate below the relevance floor is dropped: no block beats a wrong
 
 Two modes. Text only (no vector channel this search): relevance is the share of the query's
 terms a record holds, floor ``min_relevance``. Hybrid (``hybrid=True``: the candidates carry
-cosines, see ``core.fusion``): relevance blends that share with the cosine, floor
-``min_hybrid_relevance``; the order is by that blend (``fusion="score"``) or by reciprocal rank
-fusion of the two channels' orders (``fusion="rrf"``), then the structured factors.
+cosines, see ``core.fusion``): relevance blends that share (counted against at most
+``coverage_terms`` of the query's terms) with the cosine, floor ``min_hybrid_relevance``; the
+order is by that blend (``fusion="score"``) or by reciprocal rank fusion of the two channels'
+orders (``fusion="rrf"``), then the structured factors.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ class Weights:
     not relevant at all; ``min_confidence`` the eligibility floor passed to the store.
 
     Hybrid search (see ``core.fusion``): relevance = ``text_share`` × term coverage +
-    (1 − ``text_share``) × cosine, floor ``min_hybrid_relevance``; ``fusion`` orders by that blend
+    (1 − ``text_share``) × cosine, floor ``min_hybrid_relevance``, where the coverage counts the
+    terms matched against at most ``coverage_terms`` of the query's terms (a long, chatty request is
+    not judged less relevant for its length); ``fusion`` orders by that blend
     ("score") or by reciprocal rank fusion with constant ``rrf_k`` ("rrf"). Measured on the
     quality benchmark, see ``docs/retrieval.md``."""
 
@@ -44,7 +47,8 @@ class Weights:
     min_confidence: float = 0.5
     half_life_days: float = 90.0
     text_share: float = 0.3
-    min_hybrid_relevance: float = 0.42
+    min_hybrid_relevance: float = 0.43
+    coverage_terms: int = 8
     fusion: Literal["score", "rrf"] = "score"
     rrf_k: int = 60
 
@@ -53,6 +57,8 @@ class Weights:
             raise ValueError(f"Weights.text_share must be between 0 and 1, got {self.text_share}")
         if self.fusion not in ("score", "rrf"):
             raise ValueError(f"Weights.fusion must be 'score' or 'rrf', got {self.fusion!r}")
+        if isinstance(self.coverage_terms, bool) or not isinstance(self.coverage_terms, int) or self.coverage_terms < 1:
+            raise ValueError(f"Weights.coverage_terms must be an integer of at least 1, got {self.coverage_terms!r}")
         if self.rrf_k < 0:
             raise ValueError(f"Weights.rrf_k must be at least 0, got {self.rrf_k}")
 
@@ -60,13 +66,22 @@ class Weights:
 DEFAULT_WEIGHTS = Weights()
 
 
-def relevance(query_stems: frozenset[str], experience: Experience, record_stems: frozenset[str] | None = None) -> float:
-    """The share of the query's content terms that the record contains (after stemming)."""
+def relevance(
+    query_stems: frozenset[str],
+    experience: Experience,
+    record_stems: frozenset[str] | None = None,
+    *,
+    max_terms: int | None = None,
+) -> float:
+    """The share of the query's content terms that the record contains (after stemming). With
+    ``max_terms``, the share of at most that many: a record holding ``max_terms`` of a longer
+    query's terms covers it fully."""
     if not query_stems:
         return 0.0
     if record_stems is None:
         record_stems = stems(" ".join(searchable(experience)))
-    return len(query_stems & record_stems) / len(query_stems)
+    wanted = len(query_stems) if max_terms is None else min(len(query_stems), max_terms)
+    return min(1.0, len(query_stems & record_stems) / wanted)
 
 
 def _environment_match(query_env: Mapping[str, str] | None, experience: Experience) -> float:
@@ -107,7 +122,8 @@ def rank(
         experience = candidate.experience
         if experience.eligibility(now, min_confidence=weights.min_confidence) is not None:
             continue
-        coverage = relevance(wanted, experience, candidate.stems)
+        held = candidate.stems if candidate.stems is not None else stems(" ".join(searchable(experience)))
+        coverage = relevance(wanted, experience, held)
         text = candidate.text_score / best_text if best_text > 0 else 0.0
         lexical = 0.8 * coverage + 0.2 * max(0.0, text)
         cosine = candidate.vector_score if candidate.vector_score is not None else cosine_bound
@@ -116,7 +132,8 @@ def rank(
                 continue
             kept.append((candidate, coverage, {"relevance": lexical}))
             continue
-        blended = hybrid_relevance(coverage, cosine, weights.text_share)
+        covered = relevance(wanted, experience, held, max_terms=weights.coverage_terms)
+        blended = hybrid_relevance(covered, cosine, weights.text_share)
         if blended < weights.min_hybrid_relevance:
             continue
         kept.append((candidate, blended, {"relevance": blended, "text": lexical, "vector": cosine}))
