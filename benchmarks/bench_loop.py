@@ -11,6 +11,10 @@ dir) with ``Memory.open`` and measures, through the public API:
 - bulk stored/s: ``mem.add_many`` of ``make_experience`` records;
 - peak RSS of the process so far.
 
+The memory is opened with ``embedder=None``: this is the text channel and the write path
+(vectors are written in the background, off the caller's thread). The vector channel, the
+query embedding and the index are measured by ``bench_vectors.py`` and ``bench_embed.py``.
+
 Every measurement runs ``--repeat`` passes (3 by default); the table quotes the median over
 all samples (latencies) or over passes (throughputs). Run ``--help`` for the flags.
 """
@@ -123,7 +127,7 @@ def fingerprint() -> str:
     fresh store. A cached database is reused only while this stays the same."""
     digest = hashlib.sha256(f"{corpus.VERSION}:{aa.__version__}".encode())
     with tempfile.TemporaryDirectory(prefix="afteraction-bench-") as tmp:
-        mem = aa.Memory.open(Path(tmp) / "probe.db")
+        mem = aa.Memory.open(Path(tmp) / "probe.db", embedder=None)
         try:
             mem.add_many(corpus.experiences(0, 20))
         finally:
@@ -171,7 +175,7 @@ def build(path: Path, lessons: int) -> float:
         leftover.unlink(missing_ok=True)
     chunks = _chunks(lessons)
     first = next(chunks, [])  # starts the worker before the database is open
-    mem = aa.Memory.open(partial)
+    mem = aa.Memory.open(partial, embedder=None)
     spent = stored = 0
     try:
         for chunk in itertools.chain([first], chunks):
@@ -280,7 +284,7 @@ def measure(lessons: int, args: argparse.Namespace, data_dir: Path, key: str) ->
         shutil.copyfile(db, path)
         if Path(f"{db}-wal").exists():  # a reader left a WAL behind: it belongs to the database
             shutil.copyfile(f"{db}-wal", f"{path}-wal")
-        mem = aa.Memory.open(path, on_error=lambda exc, where: errors.append(f"{where}: {exc}"))
+        mem = aa.Memory.open(path, embedder=None, on_error=lambda exc, where: errors.append(f"{where}: {exc}"))
         try:
             visible = mem.store.count(corpus.QUERY_SCOPE)
             queries = corpus.queries(args.queries)
