@@ -15,6 +15,7 @@ from typing import Protocol
 
 from afteraction.core.text import embedding_text
 from afteraction.embed.base import Checked
+from afteraction.embed.gate import GATE
 from afteraction.errors import EmbedderError
 from afteraction.model import Experience
 from afteraction.store.base import Store, StoredVector, VectorStore
@@ -75,7 +76,7 @@ class Indexer:
     ) -> None:
         self.store = store
         self.embedder = embedder
-        self.report = report
+        self.report = _quiet_at_exit(report)
         self.batch_size = batch_size
         self.max_pending = max_pending
         self.embed_timeout = embed_timeout
@@ -266,3 +267,14 @@ class Indexer:
                 newer.append(current)
         if newer:
             self.enqueue(newer)
+
+
+def _quiet_at_exit(report: Callable[[BaseException, str], None]) -> Callable[[BaseException, str], None]:
+    """``report``, except while the process exits: work refused then is left for the next
+    backfill, which is no failure worth a warning."""
+
+    def reporting(exc: BaseException, where: str) -> None:
+        if not GATE.closing:
+            report(exc, where)
+
+    return reporting

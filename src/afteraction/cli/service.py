@@ -23,13 +23,22 @@ from afteraction.store.keys import ServerSecret
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
 @click.option("--port", default=8787, show_default=True, type=click.IntRange(0, 65535), help="The port.")
 @click.option("--dev", is_flag=True, help="Development mode: tenant 'dev', no API keys, loopback only.")
+@click.option(
+    "--vectors/--no-vectors",
+    default=True,
+    show_default=True,
+    help="Search lessons with the bundled embedder too (the embed extra), or by text only.",
+)
 @secret_file_option
 @_errors
-def serve(db: str, host: str, port: int, dev: bool, secret_file: str | None) -> None:
-    """Run the HTTP service (the `server` extra): AEP-compatible ingest and session reads.
+def serve(db: str, host: str, port: int, dev: bool, vectors: bool, secret_file: str | None) -> None:
+    """Run the HTTP service (the `server` extra): AEP-compatible ingest, OTLP traces, session
+    reads, and experience (search, blocks, lessons, outcomes, verdicts) over HTTP.
 
     An AEP SDK pointed at http://HOST:PORT sends events unchanged (POST /events, POST
-    /events/batch); GET /sessions, /sessions/{id}/events and /sessions/{id}/tree read them back.
+    /events/batch); an OpenTelemetry exporter posts to /v1/traces; GET /sessions, /workflows,
+    /export and /metrics read them back; a remote Memory (Memory.open("http://HOST:PORT")) uses
+    /experience/*. The routes are described at /openapi.json.
 
     Every request needs an API key (`Authorization: Bearer <key>`, from `afteraction keys
     create`), and a server secret is required (AFTERACTION_SERVER_SECRET, or a file:
@@ -43,7 +52,7 @@ def serve(db: str, host: str, port: int, dev: bool, secret_file: str | None) -> 
     secret = None if dev else ServerSecret.require(os.environ, secret_file)
     mode = "development mode: tenant 'dev', no API keys" if dev else "API keys required"
     click.echo(f"afteraction: serving {db} on http://{host}:{port} ({mode})")
-    run(db, host=host, port=port, dev=dev, secret=secret)
+    run(db, host=host, port=port, dev=dev, secret=secret, vectors=vectors)
 
 
 @main.group()

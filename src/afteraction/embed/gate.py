@@ -43,6 +43,11 @@ class ExitGate:
                 self._active -= 1
                 self._state.notify_all()
 
+    @property
+    def closing(self) -> bool:
+        """Whether the process is exiting (no new native call starts)."""
+        return self._closing
+
     def close(self, timeout: float = EXIT_WAIT) -> bool:
         """Refuse new calls and wait for those in flight; True when none is left."""
         with self._state:

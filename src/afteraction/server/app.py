@@ -164,15 +164,18 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def serve(db: str, *, host: str, port: int, dev: bool, secret: ServerSecret | None = None) -> None:
+def serve(
+    db: str, *, host: str, port: int, dev: bool, secret: ServerSecret | None = None, vectors: bool = True
+) -> None:
     """Run the service until interrupted: with API keys (``secret`` required: signing secrets and
-    cursor keys derive from it, so replicas sharing it agree), or in development mode."""
+    cursor keys derive from it, so replicas sharing it agree), or in development mode.
+    ``vectors`` False searches lessons by text only (no embedder is loaded)."""
     if dev and not is_loopback(host):
         raise ConfigError(f"--dev runs without API keys, so only on a loopback address; got --host {host!r}")
     if not dev and secret is None:
         raise ConfigError(NO_SECRET)
     events = open_events(db, checkpoint_every=1.0)
-    memory = Memory(events.store)
+    memory = Memory(events.store) if vectors else Memory(events.store, embedder=None)
     try:
         if secret is None or dev:
             app = create_app(events, memory=memory)
