@@ -30,7 +30,9 @@ def _corpus() -> ModuleType:
 
 
 def test_run_all_smoke_prints_every_table() -> None:
-    done = _run("benchmarks/run_all.py", "--smoke", timeout=400)  # nine scripts, each a few seconds; the machine is shared
+    done = _run(
+        "benchmarks/run_all.py", "--smoke", timeout=400
+    )  # nine scripts, each a few seconds; the machine is shared
     assert done.returncode == 0, done.stdout + done.stderr
     for script in sorted(BENCHMARKS.glob("bench_*.py")):
         assert f"== {script.name}: ok" in done.stdout

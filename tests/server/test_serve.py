@@ -3,10 +3,6 @@ and, started for real in a subprocess, takes an event over HTTP and reads it bac
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +12,9 @@ from click.testing import CliRunner
 
 from afteraction.cli import main
 from tests.server.test_ingest import event
+from tests.serving import free_port, serving
+
+__all__ = ["free_port", "server"]  # used by other server tests
 
 
 def test_serve_without_dev_needs_a_server_secret(tmp_path: Path) -> None:
@@ -34,42 +33,11 @@ def test_dev_mode_refuses_a_non_loopback_host(tmp_path: Path, host: str) -> None
     assert not (tmp_path / "s.db").exists()
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    command = [sys.executable, "-c", "from afteraction.cli import main; main()", "serve", "--dev"]
-    command += ["--host", "127.0.0.1", "--port", str(port), "--db", str(tmp_path / "served.db")]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            if process.poll() is not None:
-                output = process.stdout.read().decode() if process.stdout else ""
-                pytest.fail(f"the server exited with {process.returncode}: {output[-2000:]}")
-            try:
-                if httpx.get(f"{url}/sessions", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    pytest.fail("the server did not answer within 20 s")
-                time.sleep(0.1)
+    """A real `afteraction serve --dev` in a subprocess, on a free loopback port."""
+    with serving(tmp_path / "served.db", "--dev") as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stdout:
-            process.stdout.close()
 
 
 def test_a_real_server_takes_an_event_over_http(server: str) -> None:
