@@ -123,8 +123,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="passes over every lesson (3)")
     parser.add_argument("--queries", type=int, default=100, help="single queries timed (100)")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--smoke", action="store_true", help="one config, 16 generated lessons, one pass, 5 queries")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.configs, args.generated, args.repeat, args.queries = "requantized:2", 16, 1, 5
     if args.one:
         variant, _, parallel = args.one.partition(":")
         print(json.dumps(measure(variant, int(parallel), args)))

@@ -57,7 +57,7 @@ def test_builds_once_into_the_cache_and_names_the_variant(shipped: MiniLM, tmp_p
     first = MiniLM(cache_dir=tmp_path, lazy=True)
     assert not built(tmp_path)
     assert first.model_id == REQUANTIZED_MODEL_ID != shipped.model_id == MODEL_ID
-    assert first.variant_in_use == "requantized"
+    assert first.variant_in_use == "requantized" and MiniLM.model_id == REQUANTIZED_MODEL_ID  # the class: default
     [path] = built(tmp_path)
     assert path.name.startswith("all-MiniLM-L6-v2.src-8199be6f699a395f.ort-")
     assert not list((tmp_path / "minilm").glob(".build-*"))  # the temporary file was renamed

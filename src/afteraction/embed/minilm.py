@@ -177,6 +177,14 @@ class _Loaded:
         self.output: str = self.session.get_outputs()[0].name
 
 
+class _ModelId:
+    """``MiniLM.model_id``: on an instance, the id stored with its vectors, naming the variant in
+    use (reading it settles the variant); on the class, the default variant's id."""
+
+    def __get__(self, instance: MiniLM | None, owner: type[MiniLM] | None = None) -> str:
+        return MODEL_IDS[DEFAULT_VARIANT if instance is None else instance.variant_in_use]
+
+
 class MiniLM:
     """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime's CPU provider; see the module docstring.
 
@@ -243,10 +251,7 @@ class MiniLM:
             f"batch_size={self._batch_size}, batch_tokens={self.batch_tokens})"
         )
 
-    @property
-    def model_id(self) -> str:
-        """The id stored with this model's vectors: it names the variant in use."""
-        return MODEL_IDS[self._resolve()[0]]
+    model_id = _ModelId()
 
     @property
     def batch_size(self) -> int:
