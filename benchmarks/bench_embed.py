@@ -50,7 +50,7 @@ SKIP_ENV = "AFTERACTION_SKIP_EMBED"
 TARGET_LESSONS_PER_S = 200
 TARGET_QUERY_MS = 10.0
 LESSON_CHARS = 400
-EMBEDDERS = ("minilm", "wordllama")
+EMBEDDERS = ("minilm", "minilm-shipped", "wordllama")
 UNANSWERABLE = frozenset({"other_scope", "no_match"})
 FLOORS = (0.3, 0.4, 0.5, 0.6)
 
@@ -90,16 +90,20 @@ def corpus_texts() -> tuple[list[str], list[str]]:
 
 
 def build(name: str, threads: int = 1) -> Any:
-    """An embedder by name; MiniLM with its query cache off."""
-    if name == "minilm":
+    """An embedder by name; MiniLM with its query cache off (``minilm``: the default variant,
+    re-quantized; ``minilm-shipped``: the wheel's model as is)."""
+    if name in ("minilm", "minilm-shipped", "minilm-requantized"):
         from afteraction.embed import MiniLM
 
-        return MiniLM(threads=threads, cache_size=0)
+        variant = name.partition("-")[2] or "requantized"
+        return MiniLM(variant=variant, threads=threads, cache_size=0, parallel=1)
     if name.startswith("wordllama"):
         from afteraction.embed.wordllama import WordLlama
 
         return WordLlama(dim=int(name.partition("-")[2] or 256))
-    raise SystemExit(f"bench_embed: unknown embedder {name!r} (minilm, wordllama, wordllama-128, wordllama-64)")
+    raise SystemExit(
+        f"bench_embed: unknown embedder {name!r} (minilm, minilm-shipped, wordllama, wordllama-128, wordllama-64)"
+    )
 
 
 def rss_mb() -> float:
@@ -148,7 +152,7 @@ def measure(name: str, threads: int, args: argparse.Namespace) -> dict[str, Any]
         latencies.append((time.perf_counter_ns() - started_ns) / 1e6)
         cpu_latencies.append((time.process_time_ns() - cpu_ns) / 1e6)
     resident = rss_mb()
-    if name == "minilm":
+    if name.startswith("minilm"):
         from afteraction.embed.minilm import CACHE_SIZE
 
         embedder.cache_size = CACHE_SIZE
@@ -163,7 +167,7 @@ def measure(name: str, threads: int, args: argparse.Namespace) -> dict[str, Any]
         "embedder": name,
         "model_id": embedder.model_id,
         "dimension": embedder.dimension,
-        "threads": threads if name == "minilm" else 1,
+        "threads": threads if name.startswith("minilm") else 1,
         "build_ms": build_ms,
         "lessons_per_s": statistics.median(rates),
         "passes_lessons_per_s": rates,
@@ -183,7 +187,7 @@ def speed(args: argparse.Namespace) -> list[dict[str, Any]]:
     """``measure`` for each embedder and setting, each in its own subprocess (clean RSS)."""
     results = []
     for name in args.embedders:
-        for threads in args.threads if name == "minilm" else [1]:
+        for threads in args.threads if name.startswith("minilm") else [1]:
             flags = ["--one", f"{name}:{threads}", "--batch", str(args.batch), "--batches", str(args.batches),
                      "--repeat", str(args.repeat), "--queries", str(args.queries)]  # fmt: skip
             done = subprocess.run([sys.executable, __file__, *flags], capture_output=True, text=True, check=False)
@@ -322,7 +326,7 @@ def table(report: dict[str, Any]) -> str:
                     f"{r['cached_p50_ms']:.3f}",
                     f"{r['rss_mb']:.0f}",
                     f"{r['build_ms']:.0f}",
-                    cos if r["embedder"] == "minilm" else "—",
+                    cos if r["embedder"].startswith("minilm") else "—",
                 ]
             )
         head = ["embedder", "threads", f"lessons/s (batch {facts['batch']})", "chars / tokens per lesson",
@@ -372,7 +376,7 @@ def table(report: dict[str, Any]) -> str:
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    installed = ",".join(name for name in EMBEDDERS if name == "minilm" or importlib.util.find_spec(name))
+    installed = ",".join(name for name in EMBEDDERS if name.startswith("minilm") or importlib.util.find_spec(name))
     parser.add_argument("--embedders", default=installed, help=f"embedders to compare ({installed}: those installed)")
     parser.add_argument("--threads", default="1,2", help="MiniLM intra-op thread counts to compare (1,2)")
     parser.add_argument("--batch", type=int, default=64, help="texts per embed call (64)")

@@ -3,13 +3,18 @@ revision guard under a real race, every failure kind reported, the backfill, a b
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import replace
 from typing import Any
 
+import pytest
+
 import afteraction as aa
-from afteraction.embed import Checked
+from afteraction.embed import Checked, MiniLM
+from afteraction.embed.minilm import REQUANTIZED_MODEL_ID
+from afteraction.errors import ConfigError
 from afteraction.indexing import Indexer
 from afteraction.store import MemoryStore
 from afteraction.vector_channel import LazyEmbedder
@@ -146,3 +151,23 @@ def test_a_provider_down_is_reported_once_per_batch_not_once_per_record() -> Non
     assert worker.wait(5)
     assert worker.failed == 5 and len(reported) == 1
     assert "refused the connection (and 4 more records of that batch)" in reported[0]
+
+
+def test_background_indexing_with_the_bundled_model_uses_every_core_and_its_variants_id() -> None:
+    """The real default: the re-quantized MiniLM, a batch's model calls on two threads."""
+    try:
+        minilm = MiniLM(parallel=2, cache_size=0)
+    except ConfigError as exc:
+        if os.environ.get("AFTERACTION_SKIP_EMBED") == "1":
+            pytest.skip(str(exc))
+        raise
+    assert minilm.model_id == REQUANTIZED_MODEL_ID
+    store = MemoryStore()
+    mem = memory(store, minilm)
+    topics = ["refund stuck in pending", "deploy timed out", "TLS certificate expired", "DNS lookup fails"]
+    mem.add_many([experience(f"r{i}", task=f"{topics[i % 4]} on host {i}") for i in range(24)])
+    assert mem.wait_indexed(120)
+    assert store.missing_vectors(REQUANTIZED_MODEL_ID) == [] and len(store.missing_vectors("other")) == 24
+    assert minilm._pool is not None  # the batch ran on a helper thread too
+    hits = mem.search("the deployment was timing out", scope=SCOPE, k=3)
+    assert hits and "deploy timed out" in hits[0].experience.task

@@ -34,6 +34,12 @@ SETTINGS = (
         "The API key a remote Memory (an http(s):// database URL) sends to the service.",
     ),
     Setting(
+        "cache_dir",
+        "AFTERACTION_CACHE_DIR",
+        "~/.cache/afteraction",
+        "Where derived files are kept (the re-quantized embedding model, built once from the bundled one).",
+    ),
+    Setting(
         "env",
         "AFTERACTION_ENV",
         "development",

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from afteraction.embed import AsyncEmbedder, Checked, Embedder, MiniLM, aembed, check_vectors, default_embedder
-from afteraction.embed.minilm import DIMENSION, MAX_CHARS, MAX_TOKENS, MODEL_ID
+from afteraction.embed.minilm import DIMENSION, MAX_CHARS, MAX_TOKENS, MODEL_ID, REQUANTIZED_MODEL_ID
 from afteraction.errors import ConfigError, EmbedderError, ValidationError
 
 SKIP_ENV = "AFTERACTION_SKIP_EMBED"
@@ -257,7 +257,9 @@ TEXTS = [
 
 def test_identity_dimension_and_unit_length(minilm: MiniLM) -> None:
     assert isinstance(minilm, Embedder)
-    assert (minilm.model_id, minilm.dimension) == (MODEL_ID, DIMENSION) == ("all-MiniLM-L6-v2-onnx-int8", 384)
+    assert (minilm.model_id, minilm.dimension) == (REQUANTIZED_MODEL_ID, DIMENSION)
+    assert REQUANTIZED_MODEL_ID == "all-MiniLM-L6-v2-onnx-int8-dynamic"
+    assert MODEL_ID == "all-MiniLM-L6-v2-onnx-int8"
     vectors = minilm.embed(TEXTS)
     assert len(vectors) == len(TEXTS)
     for vector in vectors:
@@ -269,8 +271,19 @@ def test_identity_dimension_and_unit_length(minilm: MiniLM) -> None:
 def test_deterministic_across_calls_and_instances(minilm: MiniLM) -> None:
     first = minilm.embed(TEXTS)
     assert minilm.embed(TEXTS) == first
-    assert gap(MiniLM(threads=2, batch_size=3).embed(TEXTS), first) <= 1e-5
-    assert gap(MiniLM(batch_tokens=1, cache_size=0).embed(TEXTS), first) <= 1e-5  # one text per model call
+    assert gap(MiniLM(threads=2, parallel=3).embed(TEXTS), first) <= 1e-5
+    assert gap(MiniLM(batch_tokens=1, cache_size=0, parallel=1).embed(TEXTS), first) <= 1e-5  # one text per call
+    shipped = MiniLM(variant="shipped").embed(TEXTS)
+    assert gap(MiniLM(variant="shipped", threads=2, batch_size=3, parallel=1).embed(TEXTS), shipped) <= 1e-5
+    assert gap(MiniLM(variant="shipped", batch_tokens=1, parallel=2).embed(TEXTS), shipped) <= 1e-5
+
+
+def test_a_batch_of_the_requantized_model_depends_on_its_neighbours_so_it_runs_one_text_per_call(
+    minilm: MiniLM,
+) -> None:
+    assert minilm.batch_size == 1 and MiniLM(variant="shipped").batch_size == 32
+    batched = MiniLM(batch_size=32, parallel=1).embed(TEXTS)  # activations quantized per call, across texts
+    assert 0.9 < min(dot(a, b) for a, b in zip(batched, minilm.embed(TEXTS), strict=True)) < 1 - 1e-5
 
 
 def test_a_batch_equals_one_by_one(minilm: MiniLM) -> None:

