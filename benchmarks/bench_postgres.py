@@ -1,22 +1,33 @@
 """The PostgreSQL store beside the SQLite one, on the same generated lessons and queries.
 
-For one size (10k lessons by default) it loads the lessons into an SQLite file and into a
-PostgreSQL database (a throwaway server started like the tests start theirs, or ``--url``), then
-measures through ``Memory.search`` (k=5): search p50 / p95 on each, PostgreSQL's again with
-row-level security not forced on the table owner (the cost of RLS), and lessons stored per
-second by 16 concurrent writers (one store each, as 16 hosts; stemming included).
+For each size (``--sizes``, 10k by default, up to 1M) it measures through ``Memory.search``
+(k=5): search p50 / p95 on SQLite (sizes up to 100k) and on PostgreSQL, the latter twice: with
+row-level security as shipped, and with it not forced on the table owner (the cost of RLS).
+Then lessons stored per second by 16 concurrent writers: 16 processes (as 16 hosts), each with
+its own store, one ``put`` per lesson (stemming and serializing included, as when a run
+finalizes), into an empty table, with every row checked afterwards (none lost, none twice).
+
+The server is a throwaway PostgreSQL configured for durability (fsync and synchronous_commit
+on, as in production), started like the tests start theirs, unless ``--url`` names one. Its
+data directory is kept in ``--data-dir`` with one database per size, loaded once by COPY (as
+the superuser) from lessons generated in worker processes; a later run reuses it while the
+corpus, the library version and the schema stay the same.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import multiprocessing
+import os
+import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -26,37 +37,80 @@ import psycopg
 
 import afteraction as aa
 from afteraction.store import SQLiteStore, Store
-from afteraction.store.postgres import PostgresStore
-from afteraction.store.postgres_schema import TABLE
+from afteraction.store._sql import COLUMNS
+from afteraction.store.postgres import PostgresStore, row
+from afteraction.store.postgres_schema import MIGRATIONS, TABLE
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.pg import Cluster
 
+HERE = Path(__file__).resolve().parent
+DEFAULT_DATA = HERE / ".data"
 WRITERS = 16
-_CHUNK = 1_000
+SQLITE_UP_TO = 100_000
+_CHUNK = 5_000
+_WRITES_START = 50_000_000
+_COLUMNS = ", ".join(f'"{c}"' if c == "user" else c for c in COLUMNS)
+
+#: The issue's targets.
+TARGETS = {"search_p50_ms_at_1m": 10.0, "writes_per_s": 2_000.0, "rls_cost_ms": 1.0}
+
+
+def cache_key() -> str:
+    """A cached cluster is reused only while the corpus, the library and the schema stay the same."""
+    names = ",".join(m.__name__ for m in MIGRATIONS)
+    return hashlib.sha256(f"{corpus.VERSION}:{aa.__version__}:{names}".encode()).hexdigest()[:12]
 
 
 @contextmanager
-def database(url: str | None) -> Iterator[str]:
+def server(url: str | None, data_dir: Path | None) -> Iterator[Cluster | None]:
     if url is not None:
-        yield url
+        yield None
         return
-    cluster = Cluster()
+    data = None
+    if data_dir is not None:
+        data = data_dir / f"pg-{cache_key()}"
+        for stale in data_dir.glob("pg-*"):
+            if stale != data:
+                shutil.rmtree(stale, ignore_errors=True)
+    cluster = Cluster(durable=True, data=data)
     try:
-        yield cluster.database()
+        yield cluster
     finally:
         cluster.stop()
 
 
-def load(store: Store, lessons: list[aa.Experience]) -> None:
-    for start in range(0, len(lessons), _CHUNK):
-        store.put_many(lessons[start : start + _CHUNK])
+def _rows(start: int, n: int) -> list[tuple[Any, ...]]:
+    return [row(e) for e in corpus.experiences(start, n)]
+
+
+def load(admin_url: str, size: int) -> float:
+    """COPY ``size`` corpus lessons into the (migrated, empty) table as the superuser, which
+    row-level security does not apply to; lessons per second."""
+    started = time.perf_counter()
+    starts = range(0, size, _CHUNK)
+    workers = min(2, len(starts))
+    with (
+        ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool,
+        psycopg.connect(admin_url) as db,
+        db.cursor() as cur,
+    ):
+        chunks = pool.map(_rows, starts, [min(_CHUNK, size - s) for s in starts])
+        with cur.copy(f"COPY {TABLE} ({_COLUMNS}) FROM STDIN") as copy:
+            for done, chunk in enumerate(chunks, 1):
+                for values in chunk:
+                    copy.write_row(values)
+                if done % 20 == 0:
+                    print(f"  loaded {done * _CHUNK:,} of {size:,}", file=sys.stderr, flush=True)
+    with psycopg.connect(admin_url, autocommit=True) as db:
+        db.execute(f"VACUUM (ANALYZE) {TABLE}")
+    return size / (time.perf_counter() - started)
 
 
 def searches(store: Store, queries: list[str]) -> tuple[float, float]:
     """(p50, p95) in ms of ``Memory.search`` over the queries, after a warm-up pass."""
     mem = aa.Memory(store)
-    for query in queries[:20]:
+    for query in queries:
         mem.search(query, scope=corpus.QUERY_SCOPE, k=5)
     times = []
     for query in queries:
@@ -67,87 +121,195 @@ def searches(store: Store, queries: list[str]) -> tuple[float, float]:
     return statistics.median(times), times[min(len(times) - 1, int(len(times) * 0.95))]
 
 
-def concurrent_writes(open_store: Callable[[], Store], lessons: list[aa.Experience]) -> float:
-    """Lessons stored per second by WRITERS threads, each with its own store, one put per lesson."""
-    stores = [open_store() for _ in range(WRITERS)]
-    shares = [lessons[n::WRITERS] for n in range(WRITERS)]
-
-    def write(store: Store, share: list[aa.Experience]) -> None:
-        for experience in share:
+def _write(url: str, start: int, n: int, ready: Any, go: Any, spent: Any) -> None:
+    """One writer process (one host): its own store, ``n`` lessons, one ``put`` each; puts
+    the CPU seconds its puts took in ``spent``."""
+    lessons = corpus.experiences(start, n)
+    store = PostgresStore(url, max_size=1)
+    try:
+        ready.wait()
+        go.wait()
+        cpu = time.process_time()
+        for experience in lessons:
             store.put(experience)
-
-    threads = [threading.Thread(target=write, args=(s, share)) for s, share in zip(stores, shares, strict=True)]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - started
-    stored = sum(1 for _ in stores[0].iter_all())
-    for store in stores:
+        spent.put(time.process_time() - cpu)
+    finally:
         store.close()
-    if stored != len(lessons):
-        raise SystemExit(f"concurrent writers stored {stored} lessons, not {len(lessons)}")
-    return len(lessons) / elapsed
 
 
-def measure(size: int, n_queries: int, url: str | None) -> dict[str, Any]:
-    lessons = corpus.experiences(0, size)
-    queries = corpus.queries(n_queries)
-    writes = corpus.experiences(50_000_000, max(WRITERS * 10, size // 5))
-    result: dict[str, Any] = {"size": size, "queries": n_queries}
+def server_cpu(cluster: Cluster | None) -> float:
+    """CPU seconds the server's ended sessions have used (the postmaster's reaped children)."""
+    process = None if cluster is None else cluster._process
+    if process is None:
+        return float("nan")
+    fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def concurrent_writes(url: str, total: int, cluster: Cluster | None = None) -> dict[str, float]:
+    """Lessons stored per second by WRITERS processes into an empty table, and the CPU each
+    lesson cost the writers and the server; checks that every lesson is stored exactly once."""
+    each = total // WRITERS
+    context = multiprocessing.get_context("spawn")
+    ready, go, spent = context.Barrier(WRITERS + 1), context.Barrier(WRITERS + 1), context.Queue()
+    starts = [_WRITES_START + n * each for n in range(WRITERS)]
+    processes = [context.Process(target=_write, args=(url, s, each, ready, go, spent)) for s in starts]
+    for process in processes:
+        process.start()
+    ready.wait()  # every writer has generated its lessons and opened its store
+    server_before = server_cpu(cluster)
+    go.wait()
+    started = time.perf_counter()
+    for process in processes:
+        process.join()
+    elapsed = time.perf_counter() - started
+    if any(p.exitcode != 0 for p in processes):
+        raise SystemExit("a writer process failed")
+    server = server_cpu(cluster) - server_before
+    client = sum(spent.get() for _ in processes)
+    store = PostgresStore(url)
+    try:
+        stored = [e.id for e in store.iter_all()]
+    finally:
+        store.close()
+    expected = {e.id for s in starts for e in corpus.experiences(s, each)}
+    if len(stored) != len(set(stored)) or set(stored) != expected:
+        raise SystemExit(f"concurrent writers stored {len(stored)} rows ({len(set(stored))} distinct), not {total}")
+    return {"per_s": total / elapsed, "client_us": client / total * 1e6, "server_us": server / total * 1e6}
+
+
+def sqlite_search(size: int, queries: list[str]) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         sqlite = SQLiteStore(Path(tmp) / "bench.db")
-        load(sqlite, lessons)
-        result["sqlite_search_ms"] = searches(sqlite, queries)
-        sqlite.close()
-        result["sqlite_writes_per_s"] = concurrent_writes(lambda: SQLiteStore(Path(tmp) / "writes.db"), writes)
-    with database(url) as pg_url:
-        store = PostgresStore(pg_url)
-        load(store, lessons)
+        for start in range(0, size, _CHUNK):
+            sqlite.put_many(corpus.experiences(start, min(_CHUNK, size - start)))
+        try:
+            return searches(sqlite, queries)
+        finally:
+            sqlite.close()
+
+
+def _owner(url: str, cluster: Cluster | None, name: str) -> str:
+    return url if cluster is None else cluster.url(name, "postgres")
+
+
+def measure(size: int, n_queries: int, url: str | None, cluster: Cluster | None) -> dict[str, Any]:
+    queries = corpus.queries(n_queries)
+    result: dict[str, Any] = {"size": size, "queries": n_queries, "load": "reused"}
+    if size <= SQLITE_UP_TO:
+        result["sqlite_search_ms"] = sqlite_search(size, queries)
+    name = f"lessons_{size}"
+    if cluster is not None and not cluster.exists(name):
+        db_url = cluster.database(f"{name}_partial")
+        PostgresStore(db_url).close()  # migrates
+        result["load"] = f"COPY {load(cluster.url(f'{name}_partial', 'postgres'), size):,.0f}/s"
+        with psycopg.connect(cluster.admin_url, autocommit=True) as db:
+            db.execute(f"ALTER DATABASE {name}_partial RENAME TO {name}")
+    pg_url = url if cluster is None else cluster.url(name)
+    if cluster is None:  # an existing database: loaded through the store (COPY would meet row-level security)
+        started = time.perf_counter()
         with psycopg.connect(pg_url, autocommit=True) as db:
-            db.execute(f"ANALYZE {TABLE}")
+            db.execute(f"TRUNCATE {TABLE}")
+        store = PostgresStore(pg_url)
+        for start in range(0, size, _CHUNK):
+            store.put_many(corpus.experiences(start, min(_CHUNK, size - start)))
+        store.close()
+        result["load"] = f"put_many {size / (time.perf_counter() - started):,.0f}/s"
+    store = PostgresStore(pg_url)
+    try:
         result["postgres_search_ms"] = searches(store, queries)
         with psycopg.connect(pg_url, autocommit=True) as db:  # the owner now bypasses the policies
             db.execute(f"ALTER TABLE {TABLE} NO FORCE ROW LEVEL SECURITY")
-        result["postgres_no_rls_search_ms"] = searches(store, queries)
-        with psycopg.connect(pg_url, autocommit=True) as db:
-            db.execute(f"ALTER TABLE {TABLE} FORCE ROW LEVEL SECURITY")
-            db.execute(f"TRUNCATE {TABLE}")
+        try:
+            result["postgres_no_rls_search_ms"] = searches(store, queries)
+        finally:
+            with psycopg.connect(pg_url, autocommit=True) as db:
+                db.execute(f"ALTER TABLE {TABLE} FORCE ROW LEVEL SECURITY")
+    finally:
         store.close()
-        result["postgres_writes_per_s"] = concurrent_writes(lambda: PostgresStore(pg_url, max_size=2), writes)
     return result
 
 
-def table(r: dict[str, Any]) -> str:
-    rows = [
-        ("sqlite", r["sqlite_search_ms"], r["sqlite_writes_per_s"]),
-        ("postgres", r["postgres_search_ms"], r["postgres_writes_per_s"]),
-        ("postgres, RLS not forced", r["postgres_no_rls_search_ms"], None),
-    ]
+def writes(n: int, url: str | None, cluster: Cluster | None) -> dict[str, float]:
+    if cluster is None:
+        assert url is not None
+        with psycopg.connect(url, autocommit=True) as db:
+            db.execute(f"TRUNCATE {TABLE}")
+        return concurrent_writes(url, n)
+    with psycopg.connect(cluster.admin_url, autocommit=True) as db:
+        db.execute("DROP DATABASE IF EXISTS writes WITH (FORCE)")
+    try:
+        return concurrent_writes(cluster.database("writes"), n, cluster)
+    finally:
+        with psycopg.connect(cluster.admin_url, autocommit=True) as db:
+            db.execute("DROP DATABASE IF EXISTS writes WITH (FORCE)")
+
+
+def table(results: list[dict[str, Any]], runs: list[dict[str, float]], n_writes: int) -> str:
     lines = [
-        f"{r['size']:,} lessons, {r['queries']} queries; writes: {WRITERS} concurrent writers",
-        "| store | search p50 | search p95 | stored/s |",
-        "|---|---|---|---|",
+        "| lessons | store | search p50 | search p95 | RLS cost (p50) | load |",
+        "|---|---|---|---|---|---|",
     ]
-    for name, (p50, p95), writes in rows:
-        lines.append(f"| {name} | {p50:.1f} ms | {p95:.1f} ms | {'' if writes is None else f'{writes:,.0f}'} |")
+    for r in results:
+        on, off = r["postgres_search_ms"], r["postgres_no_rls_search_ms"]
+        if "sqlite_search_ms" in r:
+            p50, p95 = r["sqlite_search_ms"]
+            lines.append(f"| {r['size']:,} | sqlite | {p50:.1f} ms | {p95:.1f} ms | | |")
+        lines.append(
+            f"| {r['size']:,} | postgres | {on[0]:.1f} ms | {on[1]:.1f} ms | {on[0] - off[0]:+.1f} ms | {r['load']} |"
+        )
+        lines.append(f"| {r['size']:,} | postgres, RLS off | {off[0]:.1f} ms | {off[1]:.1f} ms | | |")
+    rates = ", ".join(f"{r['per_s']:,.0f}" for r in runs)
+    client = statistics.median(r["client_us"] for r in runs)
+    server = statistics.median(r["server_us"] for r in runs)
+    lines.append("")
+    lines.append(
+        f"{WRITERS} concurrent writers (processes), {n_writes:,} lessons, one put each, synchronous_commit on: "
+        f"{statistics.median(r['per_s'] for r in runs):,.0f} lessons/s (runs: {rates}); none lost, none duplicated. "
+        f"CPU per lesson: {client:,.0f} µs in the writer (stemming, serializing, the driver), "
+        f"{server:,.0f} µs in the server: {1e6 / (client + server):,.0f} lessons/s per core busy"
+    )
     return "\n".join(lines)
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(part.replace("_", "").replace("k", "000").replace("m", "000000")) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of sizes such as 10k,100k,1m") from None
+    if not sizes or any(s <= 0 or s > 1_000_000 for s in sizes):
+        raise argparse.ArgumentTypeError("each size must be from 1 to 1,000,000")
+    return sizes
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=10_000, help="lessons stored (default 10000)")
-    parser.add_argument("--queries", type=int, default=200, help="queries timed (default 200)")
+    parser.add_argument("--sizes", type=_sizes, default=[10_000], help="lessons stored, e.g. 10k,100k,1m (default 10k)")
+    parser.add_argument("--queries", type=int, default=200, help="queries timed per size (default 200)")
+    parser.add_argument("--writes", type=int, default=8_000, help="lessons the 16 writers store (default 8000)")
+    parser.add_argument("--write-runs", type=int, default=2, help="times the writers are measured (default 2)")
     parser.add_argument("--url", help="an existing PostgreSQL database to use (its afteraction table is truncated)")
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes: checks that it still runs")
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA, help="where the loaded cluster is kept")
+    parser.add_argument("--no-cache", action="store_true", help="a fresh cluster, removed afterwards")
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, no cache: checks that it still runs")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     args = parser.parse_args(argv)
-    if args.size <= 0 or args.queries <= 0:
-        parser.error("--size and --queries must be positive")
-    size, n_queries = (300, 20) if args.smoke else (args.size, args.queries)
-    result = measure(size, n_queries, args.url)
-    print(json.dumps(result, indent=2) if args.json else table(result))
+    if args.queries <= 0 or args.writes < WRITERS or args.write_runs <= 0:
+        parser.error(f"--queries and --write-runs must be positive, --writes at least {WRITERS}")
+    sizes, n_queries, n_writes, runs = args.sizes, args.queries, args.writes, args.write_runs
+    if args.smoke:
+        sizes, n_queries, n_writes, runs = [300], 20, WRITERS * 10, 1
+    data_dir = None if (args.no_cache or args.smoke) else args.data_dir
+    with server(args.url, data_dir) as cluster:
+        results = []
+        for size in sizes:
+            print(f"measuring {size:,} lessons", file=sys.stderr, flush=True)
+            results.append(measure(size, n_queries, args.url, cluster))
+        rates = [writes(n_writes, args.url, cluster) for _ in range(runs)]
+    if args.json:
+        print(json.dumps({"searches": results, "writes": rates, "targets": TARGETS}, indent=2))
+    else:
+        print(table(results, rates, n_writes))
     return 0
 
 

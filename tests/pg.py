@@ -6,7 +6,13 @@ socket there (``listen_addresses=''``). initdb and postgres refuse to run as roo
 (CI runs as root) they run as an unprivileged system user, created with ``useradd`` when
 missing. Each test that needs a database gets a new one (``Cluster.database``), owned by a
 login role that is not a superuser, so row-level security applies to it as it does in
-production.
+production, with the ``vector`` extension created in it by the superuser (as an administrator
+would: the owner may not create it).
+
+Tests run with ``fsync`` off (fast, nothing to keep); a benchmark passes ``durable=True`` for a
+server configured as in production, and may pass ``data`` to keep (and reuse) the cluster's
+files. Every role logs in without a password except ``PASSWORD_ROLE``, which needs one
+(scram-sha-256), for the tests of a wrong password.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ from psycopg.conninfo import conninfo_to_dict
 
 SYSTEM_USER = "afteraction-pg"
 APP_ROLE = "afteraction_app"
+PASSWORD_ROLE = "afteraction_secret"
+PASSWORD = "right-password"
 START_TIMEOUT = 30.0
 
 
@@ -77,11 +85,13 @@ def _readable(path: Path) -> None:
 class Cluster:
     """A running PostgreSQL server in ``root``; ``stop`` ends it and removes its files."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, durable: bool = False, data: Path | None = None) -> None:
         self.bin = bindir()
         self.user = _system_user()
+        self.durable = durable
         self.root = Path(tempfile.mkdtemp(prefix="aa-pg-"))
-        self.data = self.root / "data"
+        self.data = self.root / "data" if data is None else data
+        self.keep = data is not None
         self.log = self.root / "postgres.log"
         self._count = 0
         self._process: subprocess.Popen[bytes] | None = None
@@ -89,15 +99,33 @@ class Cluster:
             _readable(self.bin)
             os.chown(self.root, self.user.pw_uid, self.user.pw_gid)
         try:
-            initdb = [str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust"]
-            self._run([*initdb, "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"])
+            fresh = not (self.data / "PG_VERSION").exists()
+            if fresh:
+                self._initdb()
             self._start()
             self.admin_url = self.url("postgres", "postgres")
-            with psycopg.connect(self.admin_url, autocommit=True) as db:
-                db.execute(f"CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS")
+            if fresh:
+                with psycopg.connect(self.admin_url, autocommit=True) as db:
+                    db.execute(f"CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS")
+                    db.execute(f"CREATE ROLE {PASSWORD_ROLE} LOGIN PASSWORD '{PASSWORD}'")
         except BaseException:
             self.stop()
             raise
+
+    def _initdb(self) -> None:
+        if self.keep:
+            self.data.parent.mkdir(parents=True, exist_ok=True)
+        if self.user is not None and self.keep:
+            self.data.mkdir(mode=0o700)
+            os.chown(self.data, self.user.pw_uid, self.user.pw_gid)
+            _readable(self.data)
+        initdb = [str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust"]
+        self._run([*initdb, "--encoding=UTF8", "--locale=C.UTF-8", *([] if self.durable else ["--no-sync"])])
+        hba = self.data / "pg_hba.conf"
+        with hba.open("r+") as file:  # the password role first: the first matching line applies
+            rest = file.read()
+            file.seek(0)
+            file.write(f"local all {PASSWORD_ROLE} scram-sha-256\n{rest}")
 
     def _as_user(self) -> dict[str, Any]:
         if self.user is None:
@@ -113,12 +141,11 @@ class Cluster:
         settings = {
             "listen_addresses": "",
             "unix_socket_directories": str(self.root),
-            "fsync": "off",
-            "synchronous_commit": "off",
-            "full_page_writes": "off",
             "max_connections": "200",
-            "shared_buffers": "128MB",
+            "shared_buffers": "512MB" if self.durable else "128MB",
         }
+        if not self.durable:
+            settings.update(fsync="off", synchronous_commit="off", full_page_writes="off")
         args = [str(self.bin / "postgres"), "-D", str(self.data)]
         for name, value in settings.items():
             args += ["-c", f"{name}={value}"]
@@ -137,13 +164,22 @@ class Cluster:
     def url(self, database: str, user: str = APP_ROLE) -> str:
         return f"postgresql://{user}@/{database}?host={self.root}"
 
-    def database(self) -> str:
-        """A new empty database owned by the application role; its URL."""
-        self._count += 1
-        name = f"test_{self._count}"
+    def database(self, name: str | None = None, *, vector: bool = True) -> str:
+        """A new empty database owned by the application role, with the ``vector`` extension
+        unless ``vector`` is False; its URL."""
+        if name is None:
+            self._count += 1
+            name = f"test_{self._count}"
         with psycopg.connect(self.admin_url, autocommit=True) as db:
             db.execute(f"CREATE DATABASE {name} OWNER {APP_ROLE}")
+        if vector:
+            with psycopg.connect(self.url(name, "postgres"), autocommit=True) as db:
+                db.execute("CREATE EXTENSION vector")
         return self.url(name)
+
+    def exists(self, name: str) -> bool:
+        with psycopg.connect(self.admin_url, autocommit=True) as db:
+            return db.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone() is not None
 
     def drop(self, url: str) -> None:
         name = conninfo_to_dict(url)["dbname"]
@@ -159,7 +195,7 @@ class Cluster:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        shutil.rmtree(self.root, ignore_errors=True)
+        shutil.rmtree(self.root, ignore_errors=True)  # the data stays when it was given (``data``)
 
 
 @contextmanager

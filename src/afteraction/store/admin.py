@@ -119,8 +119,9 @@ def _postgres_status(url: str) -> SchemaStatus:
     import psycopg
 
     from afteraction.store import postgres_schema
-    from afteraction.store.postgres import CONNECT_TIMEOUT, redact
+    from afteraction.store.postgres import CONNECT_TIMEOUT, pool_options, redact
 
+    url = pool_options(url)[0]
     where = redact(url)
     names = [m.__name__ for m in postgres_schema.MIGRATIONS]
     try:
@@ -133,7 +134,7 @@ def _postgres_status(url: str) -> SchemaStatus:
                 cur.execute(f"SELECT name, applied_at FROM {postgres_schema.MIGRATIONS_TABLE}")
                 applied = [(str(name), _instant(at)) for name, at in cur.fetchall()]
     except psycopg.Error as exc:
-        raise StoreError(f"cannot read the PostgreSQL database at {where}: {exc}".strip()) from exc
+        raise StoreError(f"cannot read the PostgreSQL database at {where}: {postgres_schema.explain(exc)}") from exc
     return _result(where, "postgresql", names, applied, version)
 
 

@@ -17,58 +17,60 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg_pool import ConnectionPool
 
 from afteraction.core.text import search_stems
-from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
-from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
+from afteraction.errors import ConfigError, ConflictError, NotFoundError, StoreError, ValidationError
+from afteraction.model import Experience, Scope, Status
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
 from afteraction.store.base import Candidate, check_page
-from afteraction.store.postgres_schema import TABLE, migrate
+from afteraction.store.postgres_schema import TABLE, check_privileges, explain, migrate
+from afteraction.store.postgres_search import search_sql
 
-__all__ = ["PostgresStore"]
+__all__ = ["POOL_OPTIONS", "PostgresStore", "pool_options", "redact", "row"]
 
 CONNECT_TIMEOUT = 10
+RETRIES = 2  # more attempts of an operation whose connection dropped
+POOL_OPTIONS = {"pool_min_size": "integer", "pool_max_size": "integer", "pool_timeout": "number of seconds"}
 _PAGE = 500
-_ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
+_DATA = COLUMNS.index("data")
 
 _COLUMNS = ", ".join(f'"{c}"' if c == "user" else c for c in COLUMNS)
-_INSERT = (
-    f"INSERT INTO {TABLE} ({_COLUMNS}) VALUES ({', '.join(['%s'] * len(_COLUMNS.split(', ')))}) "
-    "ON CONFLICT (tenant, id) DO NOTHING"
-)
-_UPDATE = (
-    f"UPDATE {TABLE} SET "
-    + ", ".join(f"{column} = %s" for column in _COLUMNS.split(", "))
-    + " WHERE tenant = %s AND id = %s AND revision = %s"
-)
-_SEARCH = f"""
-    WITH terms AS (
-        SELECT i, plainto_tsquery('simple', stem) AS tsq FROM unnest(%s::text[]) WITH ORDINALITY AS u(stem, i)
-    ),
-    hits AS MATERIALIZED (
-        SELECT e.pk, t.i, ts_rank(e.search, t.tsq) AS rank
-        FROM {TABLE} AS e JOIN terms AS t ON e.search @@ t.tsq
-        WHERE e.search @@ ({{query}}) AND {{scope}}
-          AND e.status IN ({_ELIGIBLE}) AND e.confidence >= %s AND (e.expires_at IS NULL OR e.expires_at > %s)
-    ),
-    rarity AS (
-        SELECT i, ln(1 + (SELECT count(DISTINCT pk) FROM hits)::float8 / count(*)) AS idf FROM hits GROUP BY i
-    ),
-    scores AS (
-        SELECT h.pk, sum(r.idf * h.rank) AS score FROM hits AS h JOIN rarity AS r ON r.i = h.i
-        GROUP BY h.pk ORDER BY score DESC, h.pk LIMIT %s
+_TYPES = (*["text"] * 12, "float8", *["timestamptz"] * 3, "integer", *["text"] * 4)
+_ROW = f"({', '.join(['%s'] * len(COLUMNS))})"
+_UPDATE = f"""
+    WITH changed AS (
+        UPDATE {TABLE} SET {", ".join(f"{column} = %s" for column in _COLUMNS.split(", "))}
+        WHERE tenant = %s AND id = %s AND revision = %s RETURNING 1
     )
-    SELECT e.data, s.score, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
-    FROM scores AS s JOIN {TABLE} AS e ON e.pk = s.pk
-    ORDER BY s.score DESC, s.pk
+    SELECT (SELECT count(*) FROM changed), e.revision, e.data
+    FROM (VALUES (1)) AS one (x) LEFT JOIN {TABLE} AS e ON e.tenant = %s AND e.id = %s
 """
+_INSERT = f"INSERT INTO {TABLE} ({_COLUMNS})"
+_ON_CONFLICT = "ON CONFLICT (tenant, id) DO NOTHING"
+_ROWS_PER_INSERT = 500
+_SET = "SELECT set_config(%s, %s, true)"  # for this transaction only
+
+Result = tuple[int, list[tuple[Any, ...]]]
+
+
+def _batch(db: psycopg.Connection[tuple[Any, ...]], statements: Sequence[tuple[str, Sequence[Any]]]) -> list[Result]:
+    """Run the statements as one simple query: one round trip, and PostgreSQL runs a query of
+    several statements as one transaction (all or nothing) when it holds no BEGIN or COMMIT.
+    The parameters are bound by psycopg's client-side cursor (quoted literals)."""
+    with psycopg.ClientCursor(db) as cur:
+        cur.execute("; ".join(cur.mogrify(sql, params) for sql, params in statements))
+        results: list[Result] = []
+        while True:
+            results.append((cur.rowcount, cur.fetchall() if cur.description is not None else []))
+            if not cur.nextset():
+                return results
 
 
 def row(experience: Experience) -> tuple[Any, ...]:
@@ -90,24 +92,65 @@ def redact(url: str) -> str:
     return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", url)
 
 
+def pool_options(url: str) -> tuple[str, dict[str, float]]:
+    """The URL without afteraction's own query options (libpq would refuse them), and those
+    options: ``pool_min_size``, ``pool_max_size`` (connections) and ``pool_timeout`` (seconds to
+    wait for a free connection). ConfigError for a value that is not a positive number."""
+    parts = urlsplit(url)
+    kept, options = [], {}
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        if name not in POOL_OPTIONS:
+            kept.append((name, value))
+            continue
+        try:
+            number = float(value) if name == "pool_timeout" else int(value)
+        except ValueError:
+            number = 0
+        if number <= 0:
+            raise ConfigError(f"store URL option {name}={value!r}: must be a positive {POOL_OPTIONS[name]}")
+        options[name.removeprefix("pool_")] = float(number)
+    if not options:
+        return url, options
+    return urlunsplit(parts._replace(query=urlencode(kept, safe="/:@"))), options
+
+
+def _lost(exc: BaseException | None) -> bool:
+    """Whether ``exc`` says the connection itself failed (the server went away, or ended this
+    session): the operation may be tried again on another connection."""
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    state = exc.sqlstate
+    return state is None or state.startswith(("08", "57P"))
+
+
 class PostgresStore:
     """A ``Store`` in a PostgreSQL database. Opening connects once to check and migrate the
-    schema (a clear StoreError when it cannot), then keeps a pool of up to ``max_size``."""
+    schema (a clear StoreError, naming what to do, when it cannot), then keeps a pool of
+    ``min_size`` to ``max_size`` connections (also settable as URL options, see ``pool_options``).
+
+    Every operation is one transaction sent in pipeline mode: ``BEGIN``, setting the tenant,
+    the statement and ``COMMIT`` travel together. When the connection drops during one, it is
+    tried again on another connection (``RETRIES`` times): each is idempotent, and a
+    transaction cut off midway leaves nothing behind."""
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0) -> None:
-        self.url = re.sub(r"^(postgres(?:ql)?)\+[a-z0-9]+://", r"\1://", url)
+        url, options = pool_options(re.sub(r"^(postgres(?:ql)?)\+[a-z0-9]+://", r"\1://", url))
+        self.url = url
         self._where = redact(self.url)
         self._decode = Decoder(self._where)
+        min_size = int(options.get("min_size", min_size))
+        max_size = max(min_size, int(options.get("max_size", max_size)))
         try:
             with psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as db:
                 migrate(db, self._where)
+                check_privileges(db, self._where)
         except psycopg.Error as exc:
-            raise StoreError(f"cannot open the PostgreSQL store at {self._where}: {exc}".strip()) from exc
+            raise StoreError(f"cannot open the PostgreSQL store at {self._where}: {explain(exc)}") from exc
         self._pool: ConnectionPool[psycopg.Connection[tuple[Any, ...]]] | None = ConnectionPool(
             self.url,
             min_size=min_size,
             max_size=max_size,
-            timeout=timeout,
+            timeout=options.get("timeout", timeout),
             kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
             open=True,
         )
@@ -117,21 +160,27 @@ class PostgresStore:
 
     # transactions
 
-    @contextmanager
-    def _transaction(self, tenant: str | None) -> Iterator[psycopg.Cursor[tuple[Any, ...]]]:
-        """A cursor in one transaction that sees ``tenant``'s rows only (every tenant's, read
-        only, when None)."""
-        if self._pool is None:
-            raise StoreError(f"the store at {self._where} is closed")
-        try:
-            with self._pool.connection() as db, db.transaction(), db.cursor() as cur:
-                if tenant is None:
-                    cur.execute("SELECT set_config('afteraction.all_tenants', 'on', true)")
-                else:
-                    cur.execute("SELECT set_config('afteraction.tenant', %s, true)", (tenant,))
-                yield cur
-        except psycopg.Error as exc:
-            raise StoreError(f"the PostgreSQL store at {self._where} failed: {exc}") from exc
+    def _run(
+        self, tenant: str | None, statements: Sequence[tuple[str, Sequence[Any]]], *, retries: int = RETRIES
+    ) -> list[Result]:
+        """The statements in one transaction that sees ``tenant``'s rows only (every tenant's,
+        read only, when None), sent in one round trip; each one's (row count, rows). Tried
+        again on another connection, ``retries`` times, when the connection is lost."""
+        setting = ("afteraction.all_tenants", "on") if tenant is None else ("afteraction.tenant", tenant)
+        for attempt in range(retries + 1):
+            pool = self._pool
+            if pool is None:
+                raise StoreError(f"the store at {self._where} is closed")
+            try:
+                with pool.connection() as db:
+                    return _batch(db, [(_SET, setting), *statements])[1:]
+            except psycopg.Error as exc:
+                if _lost(exc):
+                    pool.check()  # drop the other connections that died with this one
+                    if attempt < retries:
+                        continue
+                raise StoreError(f"the PostgreSQL store at {self._where} failed: {explain(exc)}") from exc
+        raise AssertionError("unreachable")
 
     # writes
 
@@ -146,28 +195,38 @@ class PostgresStore:
             by_tenant.setdefault(experience.scope.tenant, []).append(row(experience))
         if not by_tenant:
             return 0
-        inserted = 0
-        with self._transaction(next(iter(by_tenant))) as cur:
-            for tenant, rows in by_tenant.items():
-                cur.execute("SELECT set_config('afteraction.tenant', %s, true)", (tenant,))
-                for values in rows:
-                    cur.execute(_INSERT, values)
-                    inserted += cur.rowcount
-        return inserted
+        statements: list[tuple[str, Sequence[Any]]] = []
+        for tenant, rows in by_tenant.items():
+            if statements:
+                statements.append((_SET, ("afteraction.tenant", tenant)))
+            for start in range(0, len(rows), _ROWS_PER_INSERT):
+                chunk = rows[start : start + _ROWS_PER_INSERT]
+                values = ", ".join([_ROW] * len(chunk))
+                statements.append((f"{_INSERT} VALUES {values} {_ON_CONFLICT}", [v for r in chunk for v in r]))
+        results = self._run(next(iter(by_tenant)), statements)
+        return sum(count for (sql, _), (count, _) in zip(statements, results, strict=True) if sql is not _SET)
 
     def update(self, experience: Experience, *, expected_revision: int) -> Experience:
         updated = replace(experience, revision=expected_revision + 1)
         tenant, id = experience.scope.tenant, experience.id
-        with self._transaction(tenant) as cur:
-            cur.execute(_UPDATE, (*row(updated), tenant, id, expected_revision))
-            if cur.rowcount == 1:
+        values = row(updated)
+        statement = (_UPDATE, (*values, tenant, id, expected_revision, tenant, id))
+        for attempt in range(RETRIES + 1):
+            try:
+                [(_, [(changed, revision, data)])] = self._run(tenant, [statement], retries=0)
+            except StoreError as exc:
+                if attempt < RETRIES and _lost(exc.__cause__):
+                    continue
+                raise
+            if changed:
                 return updated
-            cur.execute(f"SELECT revision FROM {TABLE} WHERE tenant = %s AND id = %s", (tenant, id))
-            found = cur.fetchone()
-        if found is None:
-            raise NotFoundError(f"no record {id!r} in tenant {tenant!r} to update")
+            if revision is None:
+                raise NotFoundError(f"no record {id!r} in tenant {tenant!r} to update")
+            if attempt > 0 and revision == updated.revision and data == values[_DATA]:
+                return updated  # the connection dropped at COMMIT, after the first attempt had written it
+            break
         raise ConflictError(
-            f"record {id!r} in tenant {tenant!r} is at revision {found[0]}, not {expected_revision}; "
+            f"record {id!r} in tenant {tenant!r} is at revision {revision}, not {expected_revision}; "
             "read it again and retry"
         )
 
@@ -175,10 +234,9 @@ class PostgresStore:
 
     def get(self, scope: Scope, id: str) -> Experience | None:
         where, params = _scope_sql(scope)
-        with self._transaction(scope.tenant) as cur:
-            cur.execute(f"SELECT e.data FROM {TABLE} AS e WHERE {where} AND e.id = %s", (*params, id))
-            found = cur.fetchone()
-        return None if found is None else self._decode(found[0])
+        sql = f"SELECT e.data FROM {TABLE} AS e WHERE {where} AND e.id = %s"
+        [(_, rows)] = self._run(scope.tenant, [(sql, (*params, id))])
+        return self._decode(rows[0][0]) if rows else None
 
     def search_text(
         self,
@@ -192,13 +250,7 @@ class PostgresStore:
         stems = search_stems(terms)
         if not stems or limit <= 0:
             return []
-        where, params = _scope_sql(scope)
-        query = " || ".join(["plainto_tsquery('simple', %s)"] * len(stems))
-        sql = _SEARCH.format(query=query, scope=where)
-        with self._transaction(scope.tenant) as cur:
-            # never a prepared statement: a generic plan for this query can cost a hundred times more
-            cur.execute(sql, (stems, *stems, *params, min_confidence, now, limit), prepare=False)
-            rows = cur.fetchall()
+        [(_, rows)] = self._run(scope.tenant, [search_sql(scope, stems, now, limit, min_confidence)])
         return [Candidate(self._decode(data), float(score), frozenset(terms.split())) for data, score, terms in rows]
 
     def lessons(
@@ -212,17 +264,13 @@ class PostgresStore:
         if not check_page(limit, offset):
             return []
         sql, params = lessons_query(scope, status, table=TABLE, mark="%s", column=_column)
-        with self._transaction(scope.tenant) as cur:
-            cur.execute(sql, (*params, limit, offset))
-            rows = cur.fetchall()
+        [(_, rows)] = self._run(scope.tenant, [(sql, (*params, limit, offset))])
         return [self._decode(data) for (data,) in rows]
 
     def count(self, scope: Scope) -> int:
         where, params = _scope_sql(scope)
-        with self._transaction(scope.tenant) as cur:
-            cur.execute(f"SELECT count(*) FROM {TABLE} AS e WHERE {where}", params)
-            found = cur.fetchone()
-        return 0 if found is None else int(found[0])
+        [(_, rows)] = self._run(scope.tenant, [(f"SELECT count(*) FROM {TABLE} AS e WHERE {where}", params)])
+        return int(rows[0][0])
 
     def iter_all(self, tenant: str | None = None) -> Iterator[Experience]:
         """Pages of rows in (tenant, id) order, each page its own transaction."""
@@ -233,9 +281,7 @@ class PostgresStore:
             "ORDER BY tenant, id LIMIT %s"
         )
         while True:
-            with self._transaction(tenant) as cur:
-                cur.execute(sql, (*([tenant] if tenant is not None else []), *last, _PAGE))
-                page = cur.fetchall()
+            [(_, page)] = self._run(tenant, [(sql, (*([tenant] if tenant is not None else []), *last, _PAGE))])
             for _, _, data in page:
                 yield self._decode(data, remember=False)
             if len(page) < _PAGE:

@@ -19,15 +19,29 @@ for the host's export: it reads every tenant and cannot write.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 import psycopg
 
 from afteraction.errors import StoreError
 
-__all__ = ["KEYS_TABLE", "MIGRATIONS", "MIGRATIONS_TABLE", "SCHEMA_VERSION", "TABLE", "migrate", "version"]
+__all__ = [
+    "KEYS_TABLE",
+    "MIGRATIONS",
+    "MIGRATIONS_TABLE",
+    "SCHEMA_VERSION",
+    "TABLE",
+    "TERMS",
+    "check_privileges",
+    "explain",
+    "migrate",
+    "require_vector",
+    "version",
+]
 
 TABLE = "afteraction_experiences"
+TERMS = "afteraction_terms"  # (tenant, stem, record): see m005
 MIGRATIONS_TABLE = "afteraction_migrations"
 _LOCK = 0x41664163  # "AfAc": the advisory lock held while migrating
 
@@ -131,7 +145,78 @@ def m004_keys(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
     cur.execute(f"CREATE POLICY {KEYS_TABLE}_updates ON {KEYS_TABLE} FOR UPDATE USING ({tenant}) WITH CHECK ({tenant})")
 
 
-MIGRATIONS: Sequence[Migration] = (m001_experiences, m002_row_level_security, m004_keys)
+def _policies(cur: psycopg.Cursor[tuple[object, ...]], table: str) -> None:
+    """Row-level security on ``table`` by its ``tenant`` column. Each policy reads the settings
+    in a sub-select, which PostgreSQL evaluates once per statement (an initplan) instead of
+    calling ``current_setting`` for every row."""
+    tenant = "(SELECT current_setting('afteraction.tenant', true))"
+    every = "(SELECT current_setting('afteraction.all_tenants', true)) = 'on'"
+    cur.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
+    cur.execute(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY")
+    cur.execute(f"CREATE POLICY {table}_tenant_reads ON {table} FOR SELECT USING (tenant = {tenant} OR {every})")
+    cur.execute(f"CREATE POLICY {table}_tenant_inserts ON {table} FOR INSERT WITH CHECK (tenant = {tenant})")
+    cur.execute(
+        f"CREATE POLICY {table}_tenant_updates ON {table} FOR UPDATE USING (tenant = {tenant}) "
+        f"WITH CHECK (tenant = {tenant})"
+    )
+    cur.execute(f"CREATE POLICY {table}_tenant_deletes ON {table} FOR DELETE USING (tenant = {tenant})")
+
+
+def m005_search_under_row_level_security(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
+    """Search that can use an index while row-level security applies, and cheaper policies.
+
+    Under row-level security PostgreSQL uses a condition of the query as an index condition
+    only when its operator is leakproof, and the tsvector match ``@@`` is not: the GIN index
+    on ``search`` serves only roles that bypass the policies. ``TERMS`` lists each record's
+    stems, one row per (tenant, stem, record), kept by a trigger; a btree on it serves the
+    search with leakproof equalities, and counts how many records hold a stem."""
+    for command in ("read", "insert", "update", "delete"):
+        cur.execute(f"DROP POLICY {TABLE}_tenant_{command}s ON {TABLE}")
+    _policies(cur, TABLE)
+    cur.execute(
+        f"CREATE TABLE {TERMS} (tenant text NOT NULL, term text NOT NULL, pk bigint NOT NULL, "
+        "PRIMARY KEY (tenant, term, pk))"
+    )
+    _policies(cur, TERMS)
+    cur.execute(
+        f"""
+        CREATE FUNCTION {TERMS}_index() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP IN ('UPDATE', 'DELETE') THEN
+                IF TG_OP = 'UPDATE' AND NEW.tenant = OLD.tenant AND NEW.search = OLD.search THEN
+                    RETURN NULL;
+                END IF;
+                DELETE FROM {TERMS}
+                WHERE tenant = OLD.tenant AND term = ANY (tsvector_to_array(OLD.search)) AND pk = OLD.pk;
+            END IF;
+            IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                INSERT INTO {TERMS} (tenant, term, pk)
+                SELECT NEW.tenant, term, NEW.pk FROM unnest(tsvector_to_array(NEW.search)) AS term;
+            END IF;
+            RETURN NULL;
+        END $$
+        """
+    )
+    cur.execute(
+        f"CREATE TRIGGER {TERMS}_index AFTER INSERT OR UPDATE OR DELETE ON {TABLE} "
+        f"FOR EACH ROW EXECUTE FUNCTION {TERMS}_index()"
+    )
+    # The records stored before: the owner lifts the policies for the length of this transaction.
+    for table in (TABLE, TERMS):
+        cur.execute(f"ALTER TABLE {table} NO FORCE ROW LEVEL SECURITY")
+    cur.execute(
+        f"INSERT INTO {TERMS} (tenant, term, pk) SELECT tenant, unnest(tsvector_to_array(search)), pk FROM {TABLE}"
+    )
+    for table in (TABLE, TERMS):
+        cur.execute(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY")
+
+
+MIGRATIONS: Sequence[Migration] = (
+    m001_experiences,
+    m002_row_level_security,
+    m004_keys,
+    m005_search_under_row_level_security,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -164,26 +249,110 @@ def migrate(
     db: psycopg.Connection[tuple[object, ...]], where: str, migrations: Sequence[Migration] = MIGRATIONS
 ) -> int:
     """Apply the migrations not yet applied, in one transaction under an advisory lock; the
-    resulting version. ``db`` is in autocommit mode."""
-    try:
-        with db.transaction(), db.cursor() as cur:
-            cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
+    resulting version. ``db`` is in autocommit mode. The ``vector`` extension must be there
+    first (``require_vector``)."""
+    with db.transaction(), db.cursor() as cur:
+        cur.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
+        require_vector(cur, where)
+        try:
             current = version(cur, where)
-            if current >= len(migrations):
-                return current
-            cur.execute(
-                f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
-                "(name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
-            )
-            cur.execute(f"SELECT name FROM {MIGRATIONS_TABLE}")
-            applied = {str(name) for (name,) in cur.fetchall()}
-            for migration in migrations:
-                if migration.__name__ not in applied:
-                    migration(cur)
-                    cur.execute(f"INSERT INTO {MIGRATIONS_TABLE} (name) VALUES (%s)", (migration.__name__,))
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise StoreError(
+                f"{where}: the role may not read {MIGRATIONS_TABLE} ({exc}); as its owner run: "
+                f"GRANT SELECT ON {MIGRATIONS_TABLE} TO <this role>"
+            ) from exc
+        if current >= len(migrations):
+            return current
+        _apply(cur, where, migrations)
+    return len(migrations)
+
+
+def _apply(cur: psycopg.Cursor[tuple[object, ...]], where: str, migrations: Sequence[Migration]) -> None:
+    try:
+        cur.execute(
+            f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} "
+            "(name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        cur.execute(f"SELECT name FROM {MIGRATIONS_TABLE}")
+        applied = {str(name) for (name,) in cur.fetchall()}
+        for migration in migrations:
+            if migration.__name__ not in applied:
+                migration(cur)
+                cur.execute(f"INSERT INTO {MIGRATIONS_TABLE} (name) VALUES (%s)", (migration.__name__,))
     except psycopg.errors.InsufficientPrivilege as exc:
         raise StoreError(
             f"{where}: the role cannot create afteraction's tables ({exc}); grant it CREATE on the schema "
-            "(or run the migrations once as the owner)"
+            "(or run `afteraction db upgrade` once as the owner, see docs/postgres.md)"
         ) from exc
-    return len(migrations)
+
+
+def require_vector(cur: psycopg.Cursor[tuple[object, ...]], where: str) -> None:
+    """StoreError naming what to do unless the pgvector extension (``vector``) is in this
+    database; created here when the server has it and the role may create it."""
+    cur.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'")
+    if cur.fetchone() is not None:
+        return
+    cur.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
+    if cur.fetchone() is None:
+        raise StoreError(
+            f"{where}: this PostgreSQL server does not have the pgvector extension ('vector'); install pgvector "
+            "on the server (the postgresql-<version>-pgvector package, or https://github.com/pgvector/pgvector), "
+            "then run CREATE EXTENSION vector; in this database as a superuser"
+        )
+    try:
+        with cur.connection.transaction():
+            cur.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise StoreError(
+            f"{where}: the pgvector extension is installed on the server but not created in this database, "
+            "and this role may not create it; run CREATE EXTENSION vector; in this database as a superuser"
+        ) from exc
+
+
+#: What the application role needs on afteraction's tables once they exist.
+PRIVILEGES = {
+    TABLE: ("SELECT", "INSERT", "UPDATE"),
+    TERMS: ("SELECT", "INSERT", "DELETE"),
+    MIGRATIONS_TABLE: ("SELECT",),
+}
+
+
+def check_privileges(db: psycopg.Connection[tuple[object, ...]], where: str) -> None:
+    """StoreError naming the GRANT to run when the role lacks a privilege the store uses."""
+    missing = []
+    with db.cursor() as cur:
+        for table, privileges in PRIVILEGES.items():
+            for privilege in privileges:
+                cur.execute("SELECT has_table_privilege(%s, %s)", (table, privilege))
+                found = cur.fetchone()
+                if found is None or not found[0]:
+                    missing.append((table, privilege))
+    if missing:
+        grants = "; ".join(
+            f"GRANT {', '.join(p for t, p in missing if t == table)} ON {table} TO <this role>"
+            for table in dict.fromkeys(t for t, _ in missing)
+        )
+        raise StoreError(f"{where}: the role lacks privileges afteraction needs; as the tables' owner run: {grants}")
+
+
+#: Connection failures, by a fragment of libpq's message, and what to do about each.
+_HINTS = (
+    ("password authentication failed", "check the user name and password in the URL (or PGPASSWORD, ~/.pgpass)"),
+    ("no password supplied", "the server asks for a password: put it in the URL (or PGPASSWORD, ~/.pgpass)"),
+    (r'(database|role) ".*" does not exist', "check the name in the URL, or create it (CREATE DATABASE / ROLE)"),
+    ("connection refused", "nothing listens there: check the host and port in the URL and that PostgreSQL runs"),
+    ("no such file or directory", "no server socket there: check the host in the URL and that PostgreSQL runs"),
+    ("could not translate host name", "the host name does not resolve: check the host in the URL"),
+    ("timeout expired", "the server did not answer: check the host, the port and any firewall"),
+    ("invalid (connection option|uri|integer value)", "the URL is malformed: postgresql://user:pass@host:port/db"),
+)
+
+
+def explain(exc: psycopg.Error) -> str:
+    """libpq's message about a failed connection or statement, with what to do when known."""
+    message = " ".join(str(exc).split())
+    if isinstance(exc, psycopg.OperationalError) or type(exc) is psycopg.ProgrammingError:
+        for pattern, hint in _HINTS:
+            if re.search(pattern, message, re.IGNORECASE):
+                return f"{message} ({hint})"
+    return message

@@ -1,0 +1,86 @@
+"""Text search in PostgreSQL: the one statement behind ``PostgresStore.search_text``.
+
+Row-level security keeps PostgreSQL from using the GIN index on ``search`` for the application
+role (``@@`` is not leakproof; see ``postgres_schema.m005``), so the statement finds its rows
+through ``TERMS`` (tenant, stem, record), with equalities a btree serves under the policies:
+
+1. For each of the query's stems, how many of the tenant's records hold it, counted up to
+   ``BUDGET + 1`` (a short index scan each).
+2. The rarest stems choose the candidate records, while their postings fit ``BUDGET`` or are
+   fewer than ``PER_RESULT`` per result asked, as the SQLite store narrows its search; when
+   every stem fits, every stem chooses and the result is exact. When even the rarest stem is
+   held by more than ``BUDGET`` records, it alone chooses, and only its ``BUDGET`` newest.
+3. Scope, eligibility and scores on the candidates only: a row's score is the sum over the
+   query's stems it holds of ``ts_rank`` for that stem (task weighted A, summary B, lesson C)
+   times the stem's rarity (``ln(1 + matched / holding)``), counted among the rows the caller
+   may use, so rows of other scopes never weigh in a score (unlike SQLite's FTS5).
+
+What is bounded is which rows are considered, not how they score: a row holding only stems
+far commoner than the rarest ones is not considered when the rarest ones fill the budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from afteraction.model import ELIGIBLE_STATUSES, Scope
+from afteraction.store._sql import scope_predicate
+from afteraction.store.postgres_schema import TABLE, TERMS
+
+__all__ = ["BUDGET", "PER_RESULT", "search_sql"]
+
+BUDGET = 500  # postings of the chosen stems, beyond the first and the PER_RESULT floor
+PER_RESULT = 10
+_ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
+_SEARCH = f"""
+    WITH stems AS (
+        SELECT s.term, s.i, (
+            SELECT count(*) FROM (SELECT 1 FROM {TERMS} AS p WHERE p.tenant = %s AND p.term = s.term LIMIT %s) AS x
+        ) AS n
+        FROM unnest(%s::text[]) WITH ORDINALITY AS s (term, i)
+    ),
+    chosen AS (
+        SELECT term FROM (SELECT term, n, sum(n) OVER (ORDER BY n, term) AS running FROM stems WHERE n > 0) AS r
+        WHERE running = n OR (n <= %s AND (running <= %s OR running - n < %s))
+    ),
+    candidates AS (
+        SELECT DISTINCT c.pk FROM chosen AS t, LATERAL (
+            SELECT p.pk FROM {TERMS} AS p WHERE p.tenant = %s AND p.term = t.term ORDER BY p.pk DESC LIMIT %s
+        ) AS c
+    ),
+    hits AS MATERIALIZED (
+        SELECT e.pk, s.i, ts_rank(e.search, s.tsq) AS rank
+        FROM candidates AS c
+        JOIN {TABLE} AS e ON e.pk = c.pk
+        JOIN (SELECT i, plainto_tsquery('simple', term) AS tsq FROM stems WHERE n > 0) AS s ON e.search @@ s.tsq
+        WHERE {{scope}}
+          AND e.status IN ({_ELIGIBLE}) AND e.confidence >= %s AND (e.expires_at IS NULL OR e.expires_at > %s)
+    ),
+    rarity AS (
+        SELECT i, ln(1 + (SELECT count(DISTINCT pk) FROM hits)::float8 / count(*)) AS idf FROM hits GROUP BY i
+    ),
+    scores AS (
+        SELECT h.pk, sum(r.idf * h.rank) AS score FROM hits AS h JOIN rarity AS r ON r.i = h.i
+        GROUP BY h.pk ORDER BY score DESC, h.pk LIMIT %s
+    )
+    SELECT e.data, s.score, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
+    FROM scores AS s JOIN {TABLE} AS e ON e.pk = s.pk
+    ORDER BY s.score DESC, s.pk
+"""
+
+
+def _column(part: str) -> str:
+    return f'e."{part}"'
+
+
+def search_sql(
+    scope: Scope, stems: Sequence[str], now: datetime, limit: int, min_confidence: float
+) -> tuple[str, list[Any]]:
+    """The statement, and its parameters, giving (data, score, stored stems) of the best
+    ``limit`` eligible rows ``scope`` sees."""
+    where, params = scope_predicate(scope, "%s", _column)
+    tenant = scope.tenant
+    head = [tenant, BUDGET + 1, list(stems), BUDGET, BUDGET, PER_RESULT * limit, tenant, BUDGET]
+    return _SEARCH.format(scope=where), [*head, *params, min_confidence, now, limit]
