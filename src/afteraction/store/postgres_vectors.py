@@ -17,7 +17,7 @@ serves): few rows pass exactly when the caller sees few, so that is cheap.
 
 Creating an index needs the table's owner. An application role that is not the owner stores
 and searches vectors all the same, by exact search, and the store logs once per model what to
-run: any command that opens the store as the owner (``afteraction reindex --db <owner URL>``)
+run: ``afteraction db upgrade --db <owner URL>`` (or anything that opens the store as the owner)
 creates the missing indexes (``create_vector_indexes``).
 """
 
@@ -205,8 +205,7 @@ class PostgresVectors:
         if missing:
             log.warning(
                 "afteraction: vectors of %r are searched exactly: this role does not own %s and cannot create "
-                "their HNSW index; run `afteraction reindex --db <the owner's URL>` (or open the store once as the "
-                "owner) to create it",
+                "their HNSW index; run `afteraction db upgrade --db <the owner's URL>` to create it",
                 model,
                 VECTORS,
             )
