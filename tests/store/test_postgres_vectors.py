@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 import psycopg
 import pytest
 
+import afteraction as aa
 from afteraction.errors import ValidationError
 from afteraction.model import Scope, Status
 from afteraction.store.admin import upgrade
@@ -21,6 +22,7 @@ from afteraction.store.postgres import PostgresStore
 from afteraction.store.postgres_schema import MIGRATIONS_TABLE, TABLE, TERMS, VECTOR_MODELS, VECTORS
 from afteraction.store.postgres_vectors import index_name, search_settings, search_sql
 from tests.conformance.builders import NOW, SCOPE, experience, scoped
+from tests.hybrid_doubles import Letters
 from tests.pg import Cluster
 
 pytestmark = pytest.mark.postgres
@@ -180,3 +182,13 @@ def test_a_role_that_does_not_own_the_table_searches_exactly_until_the_owner_bui
         with psycopg.connect(pg_cluster.admin_url, autocommit=True) as db:
             db.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
             db.execute("DROP ROLE IF EXISTS afteraction_runner")
+
+
+def test_memory_runs_hybrid_search_over_postgres(store: PostgresStore) -> None:
+    mem = aa.Memory(store, embedder=Letters(), clock=lambda: NOW)
+    mem.add_many([experience("refund"), experience("dns", task="Domain names do not resolve after the migration")])
+    assert mem.wait_indexed(timeout=30)
+    assert store.missing_vectors(Letters().model_id) == []  # written in the background, at the current revision
+    hits = mem.search("Refund ticket is stuck in pending", scope=SCOPE, k=5)
+    assert mem.channel_status.reason == "ok"
+    assert hits and hits[0].experience.id == "refund"
