@@ -176,6 +176,7 @@ def test_a_role_that_does_not_own_the_table_searches_exactly_until_the_owner_bui
         with psycopg.connect(pg_url, autocommit=True) as db:
             found = db.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", (index_name(MODEL),)).fetchone()
         assert found is not None
+        assert f"Index Scan using {index_name(MODEL)}" in plan(runner_url, SCOPE, query)
         assert len(runner.search_vector(SCOPE, MODEL, query, now=NOW, limit=10)) == 10
     finally:
         runner.close()
@@ -192,3 +193,17 @@ def test_memory_runs_hybrid_search_over_postgres(store: PostgresStore) -> None:
     hits = mem.search("Refund ticket is stuck in pending", scope=SCOPE, k=5)
     assert mem.channel_status.reason == "ok"
     assert hits and hits[0].experience.id == "refund"
+
+
+def test_a_scope_seeing_fewer_rows_than_asked_is_ranked_exactly(store: PostgresStore) -> None:
+    vectors = Clustered(5)
+    fill(store, vectors)
+    billing = scoped(SCOPE, project="billing")
+    few = {f"b{i}": vectors() for i in range(5)}
+    store.put_many([experience(id, scope=billing) for id in few])
+    store.put_vectors([StoredVector("acme", id, 1, MODEL, v) for id, v in few.items()])
+    query = vectors()
+    hits = store.search_vector(billing, MODEL, query, now=NOW, limit=10)
+    assert [h.experience.id for h in hits] == sorted(few, key=lambda id: -cosine(query, few[id]))
+    exact_part = plan(store.url, billing, query).split("CTE exact")[1]
+    assert "rows=5" in exact_part.split("\n")[1]  # the walk left fewer than asked: the exact ranking ran
