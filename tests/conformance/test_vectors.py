@@ -19,7 +19,7 @@ from afteraction.store.base import StoredVector, VectorStore
 from tests.conformance.builders import NOW, SCOPE, experience, scoped
 from tests.conformance.test_store import BACKENDS
 
-VECTOR_BACKENDS = ["memory", "sqlite"]
+VECTOR_BACKENDS = ["memory", "postgres", "sqlite"]
 MODEL = "test-model@1"
 OTHER_MODEL = "other-model@1"
 

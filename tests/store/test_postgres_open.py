@@ -9,7 +9,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from afteraction.errors import ConfigError, StoreError
 from afteraction.store.postgres import PostgresStore, pool_options
-from afteraction.store.postgres_schema import MIGRATIONS_TABLE, TABLE, TERMS
+from afteraction.store.postgres_schema import MIGRATIONS_TABLE, TABLE, TERMS, VECTOR_MODELS, VECTORS
 from tests.pg import PASSWORD, PASSWORD_ROLE, Cluster
 
 pytestmark = pytest.mark.postgres
@@ -100,4 +100,10 @@ def test_a_role_missing_privileges_is_told_the_grants(pg_cluster: Cluster, pg_ur
     with psycopg.connect(pg_url, autocommit=True) as db:
         db.execute(f"GRANT INSERT, UPDATE ON {TABLE} TO afteraction_low")
         db.execute(f"GRANT SELECT, INSERT, DELETE ON {TERMS} TO afteraction_low")
+    grants = f"GRANT SELECT, INSERT, UPDATE ON {VECTORS} TO <this role>; GRANT SELECT, INSERT ON {VECTOR_MODELS} TO"
+    with pytest.raises(StoreError, match=f"lacks privileges.*{grants}"):
+        PostgresStore(low)
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        db.execute(f"GRANT SELECT, INSERT, UPDATE ON {VECTORS} TO afteraction_low")
+        db.execute(f"GRANT SELECT, INSERT ON {VECTOR_MODELS} TO afteraction_low")
     PostgresStore(low).close()

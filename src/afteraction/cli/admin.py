@@ -63,7 +63,9 @@ def db_status(db: str, as_json: bool) -> None:
 @_schema_errors
 def db_upgrade(db: str, as_json: bool) -> None:
     """Apply the pending migrations (forward-only) and print their names; a database already up
-    to date is left as it is. Opening a store with any other command migrates it too.
+    to date is left as it is, except that PostgreSQL gets the vector indexes a role that is not
+    the tables' owner could not create (run it as the owner). Opening a store with any other
+    command migrates it too.
 
     Exits 0 on success, 2 when the database cannot be opened, is not afteraction's, or is newer
     than this afteraction."""

@@ -74,9 +74,11 @@ def status(url: str) -> SchemaStatus:
 
 def upgrade(url: str) -> list[str]:
     """Apply the pending migrations (forward-only) by opening the store; the names applied, in
-    order (none when it was up to date). Errors as ``status``."""
+    order (none when it was up to date). A PostgreSQL store is opened even when up to date: as
+    the tables' owner, that creates the vector indexes another role could not
+    (``postgres_vectors.create_vector_indexes``). Errors as ``status``."""
     before = status(url)
-    if before.backend == "memory" or before.up_to_date:
+    if before.backend == "memory" or (before.up_to_date and before.backend != "postgresql"):
         return []
     open_store(url).close()
     done = {m.name for m in before.applied}

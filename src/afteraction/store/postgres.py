@@ -28,6 +28,7 @@ from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_value
 from afteraction.store.base import Candidate, check_page
 from afteraction.store.postgres_schema import TABLE, check_privileges, explain, migrate
 from afteraction.store.postgres_search import search_sql
+from afteraction.store.postgres_vectors import PostgresVectors, create_vector_indexes
 
 __all__ = ["POOL_OPTIONS", "PostgresStore", "pool_options", "redact", "row"]
 
@@ -119,9 +120,10 @@ def _lost(exc: BaseException | None) -> bool:
     return state is None or state.startswith(("08", "57P"))
 
 
-class PostgresStore:
-    """A ``Store`` in a PostgreSQL database. Opening connects once to check and migrate the
-    schema (a clear StoreError, naming what to do, when it cannot), then keeps a pool of
+class PostgresStore(PostgresVectors):
+    """A ``Store`` and ``VectorStore`` (``postgres_vectors``) in a PostgreSQL database. Opening
+    connects once to check and migrate the schema and create missing vector indexes (a clear
+    StoreError, naming what to do, when it cannot), then keeps a pool of
     ``min_size`` to ``max_size`` connections (also settable as URL options, see ``pool_options``).
 
     Every operation is one transaction sent in pipeline mode: ``BEGIN``, setting the tenant,
@@ -134,12 +136,14 @@ class PostgresStore:
         self.url = url
         self._where = redact(self.url)
         self._decode = Decoder(self._where)
+        self._dimensions: dict[str, int] = {}
         min_size = int(options.get("min_size", min_size))
         max_size = max(min_size, int(options.get("max_size", max_size)))
         try:
             with psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as db:
                 migrate(db, self._where)
                 check_privileges(db, self._where)
+                create_vector_indexes(db)  # those a role that was not the owner could not create
         except psycopg.Error as exc:
             raise StoreError(f"cannot open the PostgreSQL store at {self._where}: {explain(exc)}") from exc
         self._pool: ConnectionPool[psycopg.Connection[tuple[Any, ...]]] | None = ConnectionPool(

@@ -36,6 +36,8 @@ __all__ = [
     "SESSIONS",
     "TABLE",
     "TERMS",
+    "VECTORS",
+    "VECTOR_MODELS",
     "check_privileges",
     "explain",
     "migrate",
@@ -287,12 +289,42 @@ def m005_search_under_row_level_security(cur: psycopg.Cursor[tuple[object, ...]]
         cur.execute(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY")
 
 
+VECTORS = "afteraction_vectors"
+VECTOR_MODELS = "afteraction_vector_models"
+
+
+def m006_vectors(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
+    """Vectors beside the records: one row per (record, model), holding the revision of the
+    record it was made from (a search uses it only while the record is still at that revision).
+    The column has no fixed dimension, so that models of any size share the table; each model's
+    HNSW index is a partial expression index at that model's dimension, created when the model
+    is first stored (``postgres_vectors``). ``VECTOR_MODELS`` records each model's dimension
+    (model names only, no tenant's data: no row-level security on it)."""
+    cur.execute(
+        f"""
+        CREATE TABLE {VECTORS} (
+            pk bigint NOT NULL REFERENCES {TABLE} (pk) ON DELETE CASCADE,
+            model text NOT NULL,
+            tenant text NOT NULL,
+            revision integer NOT NULL,
+            embedding vector NOT NULL,
+            PRIMARY KEY (pk, model)
+        )
+        """
+    )
+    _policies(cur, VECTORS)
+    cur.execute(
+        f"CREATE TABLE {VECTOR_MODELS} (model text PRIMARY KEY, dimensions integer NOT NULL CHECK (dimensions > 0))"
+    )
+
+
 MIGRATIONS: Sequence[Migration] = (
     m001_experiences,
     m002_row_level_security,
     m003_events,
     m004_keys,
     m005_search_under_row_level_security,
+    m006_vectors,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -391,6 +423,8 @@ PRIVILEGES = {
     TABLE: ("SELECT", "INSERT", "UPDATE"),
     TERMS: ("SELECT", "INSERT", "DELETE"),
     MIGRATIONS_TABLE: ("SELECT",),
+    VECTORS: ("SELECT", "INSERT", "UPDATE"),
+    VECTOR_MODELS: ("SELECT", "INSERT"),
 }
 
 
