@@ -45,21 +45,15 @@ BUILD_CHUNK = 8_192
 SAMPLE = 16
 _ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
 
-_FROM_VISIBLE = f"""
-    FROM experiences AS e JOIN vectors AS v ON v.tenant = e.tenant AND v.id = e.id AND v.model = ?
-    WHERE v.revision = e.revision AND {{scope}}
-      AND e.status IN ({_ELIGIBLE}) AND e.confidence >= ? AND (e.expires_at IS NULL OR e.expires_at > ?)
-"""
-
-#: The same rows among chosen record pks, which drive the lookup (CROSS JOIN keeps json_each the
-#: outer loop): left to itself, SQLite walked the whole scope by its index and tested each pk,
-#: 20 ms at 100k lessons instead of well under one.
-_FROM_CANDIDATES = f"""
-    FROM json_each(?) AS j CROSS JOIN experiences AS e ON e.pk = j.value
-    JOIN vectors AS v ON v.tenant = e.tenant AND v.id = e.id AND v.model = ?
-    WHERE v.revision = e.revision AND {{scope}}
-      AND e.status IN ({_ELIGIBLE}) AND e.confidence >= ? AND (e.expires_at IS NULL OR e.expires_at > ?)
-"""
+_CURRENT = (
+    "JOIN vectors AS v ON v.tenant = e.tenant AND v.id = e.id AND v.model = ? WHERE v.revision = e.revision"
+    f" AND {{scope}} AND e.status IN ({_ELIGIBLE}) AND e.confidence >= ? AND (e.expires_at IS NULL OR e.expires_at > ?)"
+)
+#: Eligible visible records with a current vector of the model.
+_FROM_VISIBLE = f"FROM experiences AS e {_CURRENT}"
+#: The same among chosen pks, which drive the lookup (CROSS JOIN keeps json_each the outer loop):
+#: left to itself, SQLite walked the whole scope by its index, 20 ms at 100k lessons.
+_FROM_CANDIDATES = f"FROM json_each(?) AS j CROSS JOIN experiences AS e ON e.pk = j.value {_CURRENT}"
 
 
 def _column(part: str) -> str:
