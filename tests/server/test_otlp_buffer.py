@@ -1,12 +1,17 @@
 """The span buffer behind ``POST /v1/traces``: a tenant's held spans are placed only by that
 tenant's later export; a trace past the buffer's bounds is resolved as it is; spans that arrive
-after their trace's root was placed wait for the age bound, then are placed as they are."""
+after their trace's root was placed wait for the age bound, then are placed as they are; held spans
+survive a kill -9 of the server."""
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from google.protobuf.json_format import MessageToDict
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -15,6 +20,7 @@ from starlette.testclient import TestClient
 from afteraction.core.assemble import assemble
 from afteraction.core.otlp_events import map_spans
 from afteraction.core.otlp_spans import Span, decode_traces
+from afteraction.model import Event
 from afteraction.server import Limits, create_app
 from afteraction.server.otlp import gather
 from afteraction.store.events import EventStore
@@ -22,6 +28,7 @@ from afteraction.store.spans import Bounds, SpanBuffer, open_spans
 from tests.core.test_otlp_conformance import CAPTURES, EXPECTED, SCOPE, check_runs
 from tests.server.conftest import tenant_from_header
 from tests.server.test_otlp import stored
+from tests.serving import started
 
 FOLDER = "openai-agents-openinference"
 
@@ -114,3 +121,24 @@ def test_over_the_tenant_bound_the_oldest_trace_is_resolved_first(buffer: SpanBu
 
 def _fields(span: Span) -> dict[str, Any]:
     return {name: getattr(span, name) for name in Span.__slots__}
+
+
+def test_held_spans_survive_kill_9_of_the_server_and_are_placed_after_the_restart(tmp_path: Path) -> None:
+    _, spans = _capture()
+    children = [s for s in spans if s.get("parentSpanId")]
+    roots = [s for s in spans if not s.get("parentSpanId")]
+    db = tmp_path / "held.db"
+    with started(db, "--dev") as (process, url):
+        assert httpx.post(f"{url}/v1/traces", json=_request(children), timeout=30).status_code == 200
+        os.kill(process.pid, signal.SIGKILL)  # acknowledged, held, and no shutdown
+        process.wait()
+    with started(db, "--dev") as (_, url), httpx.Client(base_url=url, timeout=30) as http:
+        assert http.get("/sessions").json()["sessions"] == []
+        assert http.post("/v1/traces", json=_request(roots)).status_code == 200
+        sessions = http.get("/sessions").json()["sessions"]
+        events = [
+            Event.from_dict(data)
+            for session in sessions
+            for data in http.get(f"/sessions/{session['session_id']}/events").json()["events"]
+        ]
+    check_runs(assemble(events, SCOPE), EXPECTED[FOLDER][1])
