@@ -6,7 +6,12 @@ captured), protobuf-encoded, every trace with fresh ids so nothing dedups. It me
 
 - map: decoding the protobuf body and mapping its spans to events, in process (no HTTP, no store);
 - HTTP: a real ``afteraction serve --dev`` on loopback (uvicorn, SQLite in a temp dir), one client over
-  keep-alive posting the requests one after another: spans/s, events/s and the p50 request time.
+  keep-alive posting the requests one after another: spans/s, events/s and the p50 request time;
+- HTTP, split: the same runs, each request sent as two exports, the children first (they wait in the
+  span buffer) and then the agent spans (which place them), as a batching exporter sends a long run.
+
+``--baseline DIR`` also runs the HTTP rows against the server of another checkout (its ``.venv``), in
+the same passes, alternating with this one, so before/after share the machine's load.
 
 Client and server share the machine. Each measurement runs ``--repeat`` passes; the table quotes the
 median pass. ``--smoke`` runs tiny sizes to check the script still works.
@@ -46,8 +51,9 @@ def _attrs(**values: str) -> list[KeyValue]:
     return out
 
 
-def request(seed: int, traces: int) -> bytes:
-    """One export of ``traces`` agent runs; ids derived from ``seed`` so every request is new."""
+def request(seed: int, traces: int, part: str = "whole") -> bytes:
+    """One export of ``traces`` agent runs; ids derived from ``seed`` so every request is new. ``part``:
+    ``whole``, or only the ``children`` (tool and model spans) or the ``roots`` (agent spans)."""
     message = ExportTraceServiceRequest()
     scope = message.resource_spans.add().scope_spans.add()
     base = 1_795_964_213_000_000_000
@@ -75,6 +81,8 @@ def request(seed: int, traces: int) -> bytes:
             if n == 3:
                 span.status.CopyFrom(Status(code=Status.STATUS_CODE_ERROR, message="RuntimeError('no rooms')"))
             spans.append(span)
+        if part != "whole":
+            spans = spans[1:] if part == "children" else spans[:1]
         scope.spans.extend(spans)
     return message.SerializeToString()
 
@@ -94,12 +102,12 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def bench_http(bodies: list[bytes], workdir: Path) -> tuple[float, list[float]]:
+def bench_http(bodies: list[bytes], workdir: Path, python: str = sys.executable) -> tuple[float, list[float]]:
     port = _free_port()
     db = workdir / f"otlp-{port}.db"
     server = subprocess.Popen(
         [
-            sys.executable,
+            python,
             "-c",
             "from afteraction.cli import main; main()",
             "serve",
@@ -140,31 +148,38 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=50)
     parser.add_argument("--traces", type=int, default=50, help="agent runs per request (6 spans each)")
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--baseline", type=Path, help="another checkout whose server to measure alongside")
     parser.add_argument("--smoke", action="store_true", help="tiny sizes")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
     args = parser.parse_args()
     if args.smoke:
         args.requests, args.traces, args.repeat = 3, 4, 1
     spans = args.requests * args.traces * SPANS_PER_TRACE
-    maps, https, p50s, events = [], [], [], 0
+    servers = {"": sys.executable}
+    if args.baseline is not None:
+        servers["baseline "] = str(args.baseline / ".venv" / "bin" / "python")
+    maps: list[float] = []
+    https: dict[str, list[float]] = {}
+    p50s: dict[str, list[float]] = {}
+    events = 0
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.repeat):
-            bodies = [request(r * 100_000 + i, args.traces) for i in range(args.requests)]
+            seeds = [r * 100_000 + i for i in range(args.requests)]
+            bodies = [request(seed, args.traces) for seed in seeds]
+            split = [request(seed + 50_000, args.traces, part) for seed in seeds for part in ("children", "roots")]
             elapsed, events = bench_map(bodies)
             maps.append(elapsed)
-            elapsed, times = bench_http(bodies, Path(tmp))
-            https.append(elapsed)
-            p50s.append(statistics.median(times))
+            for label, python in servers.items():
+                for name, sent in (("POST /v1/traces", bodies), ("  split in two", split)):
+                    elapsed, times = bench_http(sent, Path(tmp), python)
+                    https.setdefault(label + name, []).append(elapsed)
+                    p50s.setdefault(label + name, []).append(statistics.median(times))
     load = os.getloadavg()[0]
-    rows = [
-        ("map (in process)", spans / statistics.median(maps), events / statistics.median(maps), None),
-        (
-            "POST /v1/traces",
-            spans / statistics.median(https),
-            events / statistics.median(https),
-            statistics.median(p50s),
-        ),
-    ]
+    rows = [("map (in process)", spans / statistics.median(maps), events / statistics.median(maps), None)]
+    for name, times in https.items():
+        rows.append(
+            (name, spans / statistics.median(times), events / statistics.median(times), statistics.median(p50s[name]))
+        )
     if args.json:
         keys = ("what", "spans_per_s", "events_per_s", "p50_s")
         table = [dict(zip(keys, row, strict=True)) for row in rows]
@@ -172,10 +187,10 @@ def main() -> int:
         return 0
     print(f"requests={args.requests} traces/request={args.traces} spans/request={args.traces * SPANS_PER_TRACE} "
           f"events/request={events // args.requests} repeat={args.repeat} load1={load:.1f}")  # fmt: skip
-    print(f"{'what':<22} | {'spans/s':>9} | {'events/s':>9} | {'p50 ms/request':>14}")
+    print(f"{'what':<32} | {'spans/s':>9} | {'events/s':>9} | {'p50 ms/request':>14}")
     for name, span_rate, event_rate, p50 in rows:
         p50_text = "" if p50 is None else f"{p50 * 1000:.1f}"
-        print(f"{name:<22} | {span_rate:>9.0f} | {event_rate:>9.0f} | {p50_text:>14}")
+        print(f"{name:<32} | {span_rate:>9.0f} | {event_rate:>9.0f} | {p50_text:>14}")
     return 0
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-__all__ = ["free_port", "serving"]
+__all__ = ["free_port", "serving", "started"]
 
 
 def free_port() -> int:
@@ -26,6 +26,15 @@ def free_port() -> int:
 def serving(db: Path, *args: str, probe: str = "/sessions", env: dict[str, str] | None = None) -> Iterator[str]:
     """Start `afteraction serve --db db --host 127.0.0.1 --port <free> *args`; yield its URL once
     ``probe`` answers; stop it (terminate, then kill) on the way out."""
+    with started(db, *args, probe=probe, env=env) as (_, url):
+        yield url
+
+
+@contextlib.contextmanager
+def started(
+    db: Path, *args: str, probe: str = "/sessions", env: dict[str, str] | None = None
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """``serving``, yielding the process too (for a test that kills it itself)."""
     port = free_port()
     command: Sequence[str] = [sys.executable, "-c", "from afteraction.cli import main; main()", "serve", *args]
     command = [*command, "--host", "127.0.0.1", "--port", str(port), "--db", str(db)]
@@ -44,7 +53,7 @@ def serving(db: Path, *args: str, probe: str = "/sessions", env: dict[str, str] 
                 if time.monotonic() > deadline:
                     pytest.fail("the server did not answer within 30 s")
                 time.sleep(0.1)
-        yield url
+        yield process, url
     finally:
         process.terminate()
         try:

@@ -7,48 +7,15 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.server.test_ingest import event
-from tests.server.test_serve import free_port
-
-
-@contextmanager
-def server(db: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    port = free_port()
-    command = [sys.executable, "-c", "from afteraction.cli import main; main()", "serve", "--dev"]
-    command += ["--host", "127.0.0.1", "--port", str(port), "--db", str(db)]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            if process.poll() is not None:
-                error = process.stderr.read().decode() if process.stderr else ""
-                pytest.fail(f"the server exited with {process.returncode}: {error[-2000:]}")
-            try:
-                httpx.get(f"{url}/sessions", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    pytest.fail("the server did not answer within 20 s")
-                time.sleep(0.05)
-        yield process, url
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait()
-        if process.stderr:
-            process.stderr.close()
+from tests.serving import started
 
 
 def post_until_refused(url: str, worker: int, acked: list[str], batch: bool) -> None:
@@ -73,7 +40,7 @@ def post_until_refused(url: str, worker: int, acked: list[str], batch: bool) -> 
 def test_every_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:
     db = tmp_path / "durable.db"
     acked: list[str] = []
-    with server(db) as (process, url):
+    with started(db, "--dev") as (process, url):
         workers = [
             threading.Thread(target=post_until_refused, args=(url, n, acked, n == 0), daemon=True) for n in range(4)
         ]
@@ -88,7 +55,7 @@ def test_every_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:
             worker.join(timeout=10)
         assert not any(worker.is_alive() for worker in workers)
     assert len(acked) >= 400
-    with server(db) as (_, url):
+    with started(db, "--dev") as (_, url):
         stored = httpx.get(f"{url}/export", params={"format": "ndjson"}, timeout=30).text.splitlines()
     found = {json.loads(line)["id"] for line in stored}
     missing = set(acked) - found

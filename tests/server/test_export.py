@@ -100,3 +100,34 @@ def test_an_unknown_session_export_is_404(client: TestClient) -> None:
     answer = client.get("/sessions/nope/export")
     assert answer.status_code == 404
     assert answer.json()["errors"][0]["message"]
+
+
+@pytest.mark.parametrize(
+    ("cell", "shown"),
+    [
+        ('=HYPERLINK("http://x")', '\'=HYPERLINK("http://x")'),
+        ("+1+1", "'+1+1"),
+        ("-2+3", "'-2+3"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"),
+        ("\rx", "'\rx"),
+        ("a=1", "a=1"),
+        ("", ""),
+        ('{"a":"=1"}', '{"a":"=1"}'),
+    ],
+)
+def test_a_csv_cell_that_a_spreadsheet_would_run_gets_a_quote_in_front(cell: str, shown: str) -> None:
+    assert export.neutralize(cell) == shown
+
+
+def test_a_csv_export_neutralizes_formulas_and_json_and_ndjson_keep_them(client: TestClient) -> None:
+    sent = event("=1+2", session_id="@s", payload={"cell": "=cmd|' /C calc'!A0"})
+    sent["type"] = "task.updated"
+    assert client.post("/events", json=sent).status_code == 202, client.post("/events", json=sent).text
+    (row,) = csv.DictReader(io.StringIO(client.get("/export", params={"format": "csv"}).text))
+    assert (row["id"], row["session_id"]) == ("'=1+2", "'@s")
+    assert json.loads(row["payload"]) == {"cell": "=cmd|' /C calc'!A0"}  # inside JSON text, never a formula
+    (as_json,) = client.get("/export").json()
+    assert (as_json["id"], as_json["session_id"]) == ("=1+2", "@s")
+    (line,) = client.get("/export", params={"format": "ndjson"}).text.splitlines()
+    assert json.loads(line) == as_json

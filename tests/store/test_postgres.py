@@ -25,6 +25,7 @@ from afteraction.store.postgres_schema import (
     VECTORS,
     migrate,
 )
+from afteraction.store.postgres_service_schema import OTLP_SPANS
 from tests.conformance.builders import SCOPE, experience, scoped
 from tests.pg import Cluster
 
@@ -53,13 +54,14 @@ def test_a_blank_database_migrates_to_the_expected_schema(pg_url: str) -> None:
         tables = db.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1").fetchall()
         indexes = db.execute("SELECT indexname FROM pg_indexes WHERE tablename = %s ORDER BY 1", (TABLE,)).fetchall()
         applied = db.execute(f"SELECT name FROM {MIGRATIONS_TABLE} ORDER BY name").fetchall()
-        for table in (TABLE, TERMS, VECTORS):  # every table of tenants' rows: row-level security, forced
+        for table in (TABLE, TERMS, VECTORS, OTLP_SPANS):  # every table of tenants' rows: row-level security, forced
             flags = "SELECT relrowsecurity, relforcerowsecurity FROM pg_class WHERE relname = %s"
             security = db.execute(flags, (table,))
             policies = db.execute("SELECT policyname, cmd FROM pg_policies WHERE tablename = %s ORDER BY 1", (table,))
             assert security.fetchone() == (True, True)
             assert [cmd for _, cmd in policies.fetchall()] == ["DELETE", "INSERT", "SELECT", "UPDATE"]
     ours = [KEYS_TABLE, TABLE, MIGRATIONS_TABLE, EVENTS, SESSIONS, EVENT_COUNTS, TERMS, VECTOR_MODELS, VECTORS]
+    ours.append(OTLP_SPANS)
     assert sorted(tables) == sorted((name,) for name in ours)
     assert [name for (name,) in indexes] == [
         f"{TABLE}_pkey",

@@ -60,6 +60,7 @@ EXPECTED_SCHEMA = [
     ("table", "experiences_fts_docsize"),
     ("table", "experiences_fts_idx"),
     ("table", "experiences_fts_terms"),
+    ("table", "otlp_spans"),
     ("table", "sessions"),
     ("table", "vectors"),
     ("trigger", "experiences_fts_delete"),
@@ -90,7 +91,10 @@ def test_a_blank_database_migrates_to_the_expected_schema(tmp_path: Path) -> Non
     assert (
         applied
         == [m.__name__ for m in MIGRATIONS]
-        == ["m001_experiences", "m002_search", "m003_events", "m004_keys", "m005_event_reads", "m006_vectors"]
+        == [
+            *("m001_experiences", "m002_search", "m003_events", "m004_keys", "m005_event_reads", "m006_vectors"),
+            "m008_otlp_spans",
+        ]
     )
     assert pragma(path, "user_version") == len(MIGRATIONS)
     assert pragma(path, "application_id") == APPLICATION_ID

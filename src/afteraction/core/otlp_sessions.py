@@ -8,10 +8,11 @@ calls and handoffs that happened inside it, linked to the session it ran in.
   merged into it. Through a tool call it is the agent calling itself: a session of its own.
 - Tool calls with no invocation above them (an instrumentation that records none) form an implicit
   session at their trace's root span. Model calls alone do not make a run.
-- Tool calls whose ancestry leaves the request (the exporter sent their parents in another export, as a
-  batching exporter does with a long run) are *detached*: their events go to the session of the missing
-  parent, with no ``task.created`` of their own. When that parent is the agent span, its own export
-  later opens the session and they join its run; otherwise they are kept but belong to no run.
+- Tool calls whose ancestry leaves the spans given are *detached*: their events go to the session of the
+  missing parent, with no ``task.created`` of their own. When that parent is the agent span, its own
+  spans later open the session and they join its run; otherwise they belong to no run. The service
+  gives this function a span only once its ancestry is known (``otlp_pending``), so this happens only
+  to a trace resolved as it is (the span buffer's bounds passed).
 - A session fails when one of its own spans failed, or when a child session failed and nothing happened
   in the session after that child ended (the failure ended the run; a later step means it recovered).
 - Its task is the last user message its spans were given, else its first model call's, else

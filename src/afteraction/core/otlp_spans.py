@@ -43,6 +43,7 @@ _MAX_NANOS = 253_402_300_799_999_999_999  # 9999-12-31T23:59:59.999999999Z
 _MAX_DEPTH = 16  # nesting of array/kvlist attribute values
 _INT64 = 1 << 63
 _MAX_ERRORS = 5  # rejection messages kept per request
+_HAS_IS_REMOTE, _IS_REMOTE = 0x100, 0x200  # SpanFlags: whether the parent's remoteness is known, and is remote
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +72,7 @@ class Span:
     events: tuple[SpanEvent, ...] = ()
     resource: Mapping[str, Any] = field(default_factory=dict)
     scope: str = ""
+    parent_remote: bool = False  # the parent ran in another process (span flags say so)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +170,13 @@ def _span(raw: object, resource: Mapping[str, Any], scope: str) -> Span:
         events=events,
         resource=resource,
         scope=scope,
+        parent_remote=parent_id is not None and _remote(_get(raw, "flags", "flags")),
     )
+
+
+def _remote(flags: object) -> bool:
+    number = _integer(flags)
+    return number is not None and number & (_HAS_IS_REMOTE | _IS_REMOTE) == _HAS_IS_REMOTE | _IS_REMOTE
 
 
 def _id(value: object, size: int, where: str) -> str | None:

@@ -2,7 +2,10 @@
 (the tenant's events with ``from`` ≤ instant < ``to``, each optional, RFC 3339 with an offset).
 
 ``format`` is ``json`` (an array of events as stored, the default), ``ndjson`` (one event per
-line) or ``csv`` (one row per event: the envelope's fields, ``payload`` as JSON text). Events go
+line) or ``csv`` (one row per event: the envelope's fields, ``payload`` as JSON text; a cell that
+begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a ``'`` in front, so a
+spreadsheet shows it as text instead of running it as a formula: OWASP's advice against CSV
+injection, since ids, sources and types are whatever the agent sent). Events go
 out in order of instant then arrival, read a page at a time, so an export of any size holds
 one page in memory. Each page is its own read: events stored while an export runs may or may
 not be in it.
@@ -27,7 +30,7 @@ from afteraction.server.common import Problem, Service, path_id
 from afteraction.server.reads import event_types
 from afteraction.store.events import EventStore, StoredEvent, instant, micros
 
-__all__ = ["CSV_COLUMNS", "FORMATS", "routes"]
+__all__ = ["CSV_COLUMNS", "FORMATS", "neutralize", "routes"]
 
 PAGE = 1_000
 FORMATS = {"json": "application/json", "ndjson": "application/x-ndjson", "csv": "text/csv; charset=utf-8"}
@@ -47,13 +50,21 @@ def _pages(
         after = page[-1].position
 
 
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralize(cell: str) -> str:
+    """The cell as a spreadsheet shows it as text: a ``'`` before a leading formula character."""
+    return "'" + cell if cell.startswith(_FORMULA_STARTS) else cell
+
+
 def _csv_row(item: StoredEvent) -> list[str]:
     data: dict[str, Any] = json.loads(item.data)
     row = [str(data.get(name) or "") for name in CSV_COLUMNS[:2]]
     row.append(instant(item.at))
     row += [str(data.get(name) or "") for name in CSV_COLUMNS[3:8]]
     row.append(json.dumps(data.get("payload", {}), ensure_ascii=False, separators=(",", ":")))
-    return row
+    return [neutralize(cell) for cell in row]
 
 
 def _chunks(pages: Iterator[list[StoredEvent]], format: str) -> Iterator[str]:

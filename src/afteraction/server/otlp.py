@@ -5,6 +5,11 @@ The body is an ``ExportTraceServiceRequest`` as OTLP/JSON (``application/json``)
 (``afteraction.core.otlp_events``) stored like any other ingest, deduplicated per tenant by their
 derived ids, so an exporter's retry adds nothing.
 
+A run may arrive over several exports (a batching exporter sends each span when it ends): spans
+whose ancestry is not known yet wait in the store's span buffer (``afteraction.store.spans``), per
+tenant and trace, and are placed when the export that brings their ancestors arrives
+(``gather``); a trace past the buffer's bounds is resolved as it is.
+
 Answers: 200 with an ``ExportTraceServiceResponse`` in the request's encoding, carrying
 ``partialSuccess`` (``rejectedSpans``, ``errorMessage``) when some spans could not be read; 400 for a
 body that does not decode (the error names the problem); 415 for another content type or encoding;
@@ -16,7 +21,9 @@ names the field and the problem) for protobuf, as OTLP/HTTP asks.
 
 from __future__ import annotations
 
+import time
 import zlib
+from collections.abc import Sequence
 
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import DecodeError
@@ -31,13 +38,16 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from afteraction.core.otlp_events import map_spans
-from afteraction.core.otlp_spans import decode_traces
+from afteraction.core.otlp_pending import dumps, loads, split
+from afteraction.core.otlp_spans import Batch, Span, decode_traces
 from afteraction.errors import ValidationError
-from afteraction.model import Event
 from afteraction.server.common import Problem, Service
 from afteraction.server.ingest import parse_json, read_body
+from afteraction.store.spans import Bounds, HeldSpan, SpanBuffer, open_spans
 
-__all__ = ["decompress", "routes", "status_body"]
+__all__ = ["BOUNDS", "decompress", "gather", "routes", "status_body"]
+
+BOUNDS = Bounds()  # the span buffer's: spans per trace and per tenant, and age (store.spans)
 
 JSON = "application/json"
 PROTOBUF = "application/x-protobuf"
@@ -85,15 +95,40 @@ def _request_data(media: str, body: bytes) -> object:
     return MessageToDict(message)
 
 
-def _events(media: str, body: bytes) -> tuple[list[Event], int, str]:
-    """Decode and map (CPU work, run off the event loop): the events, rejected spans, why."""
+def _decoded(media: str, body: bytes) -> Batch:
     try:
-        batch = decode_traces(_request_data(media, body))
+        return decode_traces(_request_data(media, body))
     except ValidationError as exc:
         raise Problem(400, exc.field, exc.rule) from None
-    mapped = map_spans(batch.spans)
+
+
+def gather(
+    buffer: SpanBuffer, tenant: str, spans: Sequence[Span], *, now: float, bounds: Bounds = BOUNDS
+) -> tuple[list[Span], list[tuple[str, str]]]:
+    """The spans to map now, and the buffered (trace id, span id) they free once their events are
+    stored. The export's spans whose ancestry is not known yet are held; the buffered spans of the
+    traces this export roots are placed with it; a trace past ``bounds`` is resolved as it is."""
+    first = split(spans)
+    if first.waiting:
+        buffer.hold(tenant, [HeldSpan(s.trace_id, s.span_id, dumps(s)) for s in first.waiting], now=now)
+    released = buffer.release(tenant, {s.trace_id for s in first.ready}, now=now, bounds=bounds)
+    if not released.spans:
+        return list(first.ready), []
+    held = {(h.trace_id, h.span_id) for h in released.spans}
+    second = split([*first.ready, *(loads(h.data) for h in released.spans)], as_they_are=released.due)
+    return list(second.ready), [key for s in second.ready if (key := (s.trace_id, s.span_id)) in held]
+
+
+def _ingest(service: Service, buffer: SpanBuffer, tenant: str, media: str, body: bytes) -> tuple[int, str]:
+    """Decode, place, map and store (blocking work, run off the event loop): rejected spans, why."""
+    batch = _decoded(media, body)
+    ready, freed = gather(buffer, tenant, batch.spans, now=time.time())
+    mapped = map_spans(ready)
+    if mapped.events:
+        service.events.add_many(tenant, list(mapped.events))
+    buffer.drop(tenant, freed)  # only once their events are stored: a crash before leaves them held
     message = "; ".join((*batch.errors, *mapped.errors))[:_MAX_MESSAGE]
-    return list(mapped.events), batch.rejected + mapped.rejected, message
+    return batch.rejected + mapped.rejected, message
 
 
 def _answer(media: str, rejected: int, message: str) -> Response:
@@ -121,34 +156,36 @@ def status_body(status: int, field: str | None, message: str) -> bytes:
     return b"\x08" + _varint(_GRPC_CODES.get(status, 2)) + b"\x12" + _varint(len(text)) + text
 
 
-async def post_traces(service: Service, request: Request) -> Response:
+async def post_traces(service: Service, buffer: SpanBuffer, request: Request) -> Response:
     media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media in _PROTOBUF_TYPES:
         try:
-            return await _post(service, request, PROTOBUF)
+            return await _post(service, buffer, request, PROTOBUF)
         except Problem as problem:  # a protobuf client reads a protobuf Status; JSON clients get the JSON shape
             body = status_body(problem.status, problem.field, problem.message)
             return Response(body, status_code=problem.status, media_type=PROTOBUF)
     if media != JSON:
         raise Problem(415, "content-type", f"must be {JSON} or {PROTOBUF}, got {media[:60] or 'none'!r}")
-    return await _post(service, request, JSON)
+    return await _post(service, buffer, request, JSON)
 
 
-async def _post(service: Service, request: Request, media: str) -> Response:
+async def _post(service: Service, buffer: SpanBuffer, request: Request, media: str) -> Response:
     encoding = request.headers.get("content-encoding", "").strip().lower()
     if encoding not in _ENCODINGS:
         raise Problem(415, "content-encoding", f"must be gzip or none, got {encoding[:40]!r}")
     tenant = service.tenant(request)
     limit = service.limits.traces_bytes
     body = await read_body(request, limit)
-    events, rejected, message = await run_in_threadpool(lambda: _events(media, decompress(body, encoding, limit)))
-    if events:
-        await run_in_threadpool(service.events.add_many, tenant, events)
+    rejected, message = await run_in_threadpool(
+        lambda: _ingest(service, buffer, tenant, media, decompress(body, encoding, limit))
+    )
     return _answer(media, rejected, message)
 
 
 def routes(service: Service) -> list[Route]:
+    buffer = open_spans(service.events.store)
+
     async def traces(request: Request) -> Response:
-        return await post_traces(service, request)
+        return await post_traces(service, buffer, request)
 
     return [Route("/v1/traces", traces, methods=["POST"])]

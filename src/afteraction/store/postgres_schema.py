@@ -32,6 +32,7 @@ from afteraction.store.postgres_service_schema import (
     SESSIONS,
     m003_events,
     m004_keys,
+    m008_otlp_spans,
 )
 
 __all__ = [
@@ -221,6 +222,7 @@ MIGRATIONS: Sequence[Migration] = (
     m004_keys,
     m005_search_under_row_level_security,
     m006_vectors,
+    m008_otlp_spans,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

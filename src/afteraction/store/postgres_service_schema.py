@@ -1,4 +1,5 @@
-"""The PostgreSQL migrations of the service's tables: API keys (m004) and events (m003).
+"""The PostgreSQL migrations of the service's tables: events (m003), API keys (m004) and the OTLP
+span buffer (m008).
 
 They live apart from ``postgres_schema`` (the experiences, terms and vectors tables, and the
 migration runner) only to keep each file to one concept; ``postgres_schema.MIGRATIONS`` lists
@@ -9,7 +10,16 @@ from __future__ import annotations
 
 import psycopg
 
-__all__ = ["EVENTS", "EVENT_COUNTS", "KEYS_TABLE", "SESSIONS", "m003_events", "m004_keys"]
+__all__ = [
+    "EVENTS",
+    "EVENT_COUNTS",
+    "KEYS_TABLE",
+    "OTLP_SPANS",
+    "SESSIONS",
+    "m003_events",
+    "m004_keys",
+    "m008_otlp_spans",
+]
 
 
 KEYS_TABLE = "afteraction_api_keys"
@@ -122,3 +132,24 @@ def m003_events(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
     )
     for table in (EVENTS, SESSIONS, EVENT_COUNTS):
         _tenant_policies(cur, table)
+
+
+OTLP_SPANS = "afteraction_otlp_spans"
+
+
+def m008_otlp_spans(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
+    """The OTLP span buffer (``store.spans``): spans that wait for their ancestors, per tenant and
+    trace, with the time they arrived (Unix seconds); row-level security as on the events."""
+    cur.execute(
+        f"""
+        CREATE TABLE {OTLP_SPANS} (
+            tenant text NOT NULL,
+            trace_id text NOT NULL,
+            span_id text NOT NULL,
+            received double precision NOT NULL,
+            data text NOT NULL,
+            PRIMARY KEY (tenant, trace_id, span_id)
+        )
+        """
+    )
+    _tenant_policies(cur, OTLP_SPANS)

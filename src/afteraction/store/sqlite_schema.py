@@ -221,6 +221,23 @@ def m006_vectors(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX vectors_seq ON vectors (tenant, model, seq)")
 
 
+def m008_otlp_spans(db: sqlite3.Connection) -> None:
+    """The OTLP span buffer (``store.spans``): spans that wait for their ancestors, per tenant and
+    trace, with the time they arrived (Unix seconds) so the oldest are resolved first."""
+    db.execute(
+        """
+        CREATE TABLE otlp_spans (
+            tenant TEXT NOT NULL,
+            trace_id TEXT NOT NULL,
+            span_id TEXT NOT NULL,
+            received REAL NOT NULL,
+            data TEXT NOT NULL,
+            PRIMARY KEY (tenant, trace_id, span_id)
+        ) WITHOUT ROWID
+        """
+    )
+
+
 MIGRATIONS: Sequence[Migration] = (
     m001_experiences,
     m002_search,
@@ -228,6 +245,7 @@ MIGRATIONS: Sequence[Migration] = (
     m004_keys,
     m005_event_reads,
     m006_vectors,
+    m008_otlp_spans,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

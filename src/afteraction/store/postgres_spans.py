@@ -1,0 +1,69 @@
+"""PostgresSpans: the span buffer (``afteraction.store.spans``) in PostgreSQL, shared by every
+replica of the service: table ``afteraction_otlp_spans`` (migration m008), under row-level
+security (each transaction sets ``afteraction.tenant`` first; the queries name the tenant too).
+Times are Unix seconds (double precision), as the caller gives them."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from afteraction.store.postgres import PostgresStore
+from afteraction.store.postgres_service_schema import OTLP_SPANS
+from afteraction.store.spans import Bounds, HeldSpan, Released, TraceSummary, due
+
+__all__ = ["PostgresSpans"]
+
+_INSERT = f"""
+    INSERT INTO {OTLP_SPANS} (tenant, trace_id, span_id, received, data)
+    SELECT %s, t, s, %s, d FROM unnest(%s::text[], %s::text[], %s::text[]) AS u(t, s, d)
+    ON CONFLICT (tenant, trace_id, span_id) DO NOTHING
+"""
+_SUMMARY = (
+    f"SELECT trace_id, count(*), min(received) FROM {OTLP_SPANS} WHERE tenant = %s GROUP BY trace_id ORDER BY trace_id"
+)
+_SELECT = (
+    f"SELECT trace_id, span_id, data FROM {OTLP_SPANS} WHERE tenant = %s AND trace_id = ANY(%s) "
+    "ORDER BY trace_id, span_id"
+)
+_DELETE = f"""
+    DELETE FROM {OTLP_SPANS} AS o USING unnest(%s::text[], %s::text[]) AS u(t, s)
+    WHERE o.tenant = %s AND o.trace_id = u.t AND o.span_id = u.s
+"""
+
+
+class PostgresSpans:
+    """The ``SpanBuffer`` over an open ``PostgresStore`` (which owns the pool and closes it)."""
+
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+
+    def hold(self, tenant: str, spans: Sequence[HeldSpan], *, now: float) -> None:
+        if not spans:
+            return
+        columns = ([s.trace_id for s in spans], [s.span_id for s in spans], [s.data for s in spans])
+        with self.store._transaction(tenant) as cur:
+            cur.execute(_INSERT, (tenant, now, *columns))
+
+    def summary(self, tenant: str) -> list[TraceSummary]:
+        with self.store._transaction(tenant) as cur:
+            cur.execute(_SUMMARY, (tenant,))
+            rows = cur.fetchall()
+        return [TraceSummary(str(trace), int(count), float(first)) for trace, count, first in rows]
+
+    def release(self, tenant: str, traces: Collection[str], *, now: float, bounds: Bounds) -> Released:
+        with self.store._transaction(tenant) as cur:
+            cur.execute(_SUMMARY, (tenant,))
+            summaries = [TraceSummary(str(t), int(n), float(first)) for t, n, first in cur.fetchall()]
+            late = due(summaries, now=now, bounds=bounds)
+            wanted = sorted(({s.trace_id for s in summaries} & set(traces)) | late)
+            found: list[HeldSpan] = []
+            if wanted:
+                cur.execute(_SELECT, (tenant, wanted))
+                found = [HeldSpan(str(t), str(s), str(d)) for t, s, d in cur.fetchall()]
+        return Released(tuple(found), late)
+
+    def drop(self, tenant: str, spans: Sequence[tuple[str, str]]) -> None:
+        if not spans:
+            return
+        with self.store._transaction(tenant) as cur:
+            cur.execute(_DELETE, ([t for t, _ in spans], [s for _, s in spans], tenant))
