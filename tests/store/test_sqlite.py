@@ -42,6 +42,7 @@ EXPECTED_SCHEMA = [
     ("index", "events_session_at"),
     ("index", "events_tenant_at"),
     ("index", "experiences_scope_created"),
+    ("index", "experiences_written"),
     ("index", "sessions_parent"),
     ("index", "sessions_started"),
     ("index", "sessions_trace"),
@@ -61,6 +62,7 @@ EXPECTED_SCHEMA = [
     ("table", "experiences_fts_idx"),
     ("table", "experiences_fts_terms"),
     ("table", "sessions"),
+    ("table", "vector_marks"),
     ("table", "vectors"),
     ("trigger", "experiences_fts_delete"),
     ("trigger", "experiences_fts_insert"),
@@ -69,7 +71,7 @@ EXPECTED_SCHEMA = [
 EXPECTED_COLUMNS = [
     *("pk", "tenant", "id", "app", "project", "team", "agent", "user", "task_id", "task", "summary", "lesson"),
     *("status", "confidence", "created_at", "updated_at", "expires_at", "revision", "data"),
-    *("task_terms", "summary_terms", "lesson_terms", "anchor"),
+    *("task_terms", "summary_terms", "lesson_terms", "anchor", "written"),
 ]
 EXPECTED_LISTING_INDEX = ["tenant", "app", "project", "created_at", "id", "team", "agent", "user", "status"]
 
@@ -90,7 +92,10 @@ def test_a_blank_database_migrates_to_the_expected_schema(tmp_path: Path) -> Non
     assert (
         applied
         == [m.__name__ for m in MIGRATIONS]
-        == ["m001_experiences", "m002_search", "m003_events", "m004_keys", "m005_event_reads", "m006_vectors"]
+        == [
+            *("m001_experiences", "m002_search", "m003_events", "m004_keys", "m005_event_reads", "m006_vectors"),
+            "m007_vector_marks",
+        ]
     )
     assert pragma(path, "user_version") == len(MIGRATIONS)
     assert pragma(path, "application_id") == APPLICATION_ID

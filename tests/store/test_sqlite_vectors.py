@@ -9,6 +9,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from dataclasses import replace
@@ -136,6 +137,37 @@ def test_missing_vectors_skip_a_tenant_filter_and_page_across_many(path: Path) -
         after = (page[-1].scope.tenant, page[-1].id)
     assert pages == [["m0", "m1", "m2"], ["m3", "m4", "m5"], ["m6"]]
     assert store.missing_vectors(MODEL, limit=0) == []
+    store.close()
+
+
+def test_once_a_pass_found_nothing_missing_only_later_writes_are_read(path: Path) -> None:
+    store = SQLiteStore(path)
+    fill(store, 20)
+    assert store.missing_vectors(MODEL) == []  # a full pass: the mark moves to the last write
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT written FROM vector_marks WHERE model = ?", (MODEL,)).fetchone() == (20,)
+        plan = " ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN SELECT * FROM experiences WHERE written > 3"))
+    assert "experiences_written" in plan  # the records after the mark are found by index, not by a scan
+    store.put_many([experience("new")])
+    store.update(replace(experience("e00003"), lesson="Changed."), expected_revision=1)
+    assert [e.id for e in store.missing_vectors(MODEL)] == ["e00003", "new"]
+    assert store.count_missing_vectors(MODEL) == 2
+    assert store.missing_vectors("another-model") != []  # each model has its own mark
+    store.close()
+
+
+def test_a_record_still_without_a_vector_holds_the_mark_back(path: Path) -> None:
+    store = SQLiteStore(path)
+    store.put_many([experience("stuck")])  # never embedded (say, the embedder failed on it)
+    fill(store, 5)
+    store.put_many([experience("later")])
+    assert [e.id for e in store.missing_vectors(MODEL)] == ["later", "stuck"]
+    store.put_vectors([StoredVector("acme", "later", 1, MODEL, unit_rows(1)[0].tolist())])
+    for _ in range(2):  # the mark stops below "stuck", so it is found on every pass
+        assert [e.id for e in store.missing_vectors(MODEL)] == ["stuck"]
+    other = SQLiteStore(path)  # and by another process's pass
+    assert [e.id for e in other.missing_vectors(MODEL, tenant="acme")] == ["stuck"]
+    other.close()
     store.close()
 
 
@@ -395,3 +427,15 @@ def test_usearch_and_onnxruntime_load_in_either_order() -> None:
             [sys.executable, "-c", f"import {first}; import {second}; print('ok')"], capture_output=True, check=False
         )
         assert done.returncode == 0, (first, second, done.stderr[-500:])
+
+
+def test_a_vector_search_does_not_wait_for_the_connection_that_reads_text_and_writes(path: Path) -> None:
+    store = SQLiteStore(path)
+    rows = fill(store, 10)
+    found: list[list[str]] = []
+    with store._lock:  # what a text search or a write holds while it runs
+        searching = threading.Thread(target=lambda: found.append(top(store, rows[0], limit=1)), daemon=True)
+        searching.start()
+        searching.join(30)
+    assert found == [["e00000"]]
+    store.close()

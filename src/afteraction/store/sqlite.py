@@ -1,8 +1,9 @@
 """SQLiteStore: one embedded database file (WAL), zero servers.
 
-One connection guarded by a lock; the driver never opens a transaction by itself
-(``isolation_level=None``) and every write runs in ``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled
-back on any error. The schema and its migrations live in ``sqlite_schema``.
+One connection guarded by a lock; every write runs in ``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled
+back on any error. Vector searches read through a second connection with its own lock (see
+``sqlite_connection``), so a search's two channels run side by side. The schema and its
+migrations live in ``sqlite_schema``.
 
 Search is FTS5 BM25 (task weighted 2) over the Snowball stems of task, summary and lesson, with
 scope and eligibility in the same SQL statement. On a large table a query is narrowed to the
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import replace
@@ -30,11 +30,12 @@ from afteraction.store import sqlite_vectors as vectors
 from afteraction.store import vector_table
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
 from afteraction.store.base import Candidate, StoredVector, check_page
-from afteraction.store.sqlite_schema import ANCHOR, check_file, inspect, migrate
+from afteraction.store.sqlite_connection import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS  # sqlite_events reads it here
+from afteraction.store.sqlite_connection import connect, connect_reader, locked
+from afteraction.store.sqlite_schema import ANCHOR
 
 __all__ = ["SQLiteStore"]
 
-BUSY_TIMEOUT_MS = 5_000
 BUDGET = (1_000, 3_000)  # postings a search scores in full before it narrows to the rarest terms
 PER_RESULT = 10
 _PAGE = 500
@@ -43,14 +44,16 @@ _MICROSECOND = timedelta(microseconds=1)
 _ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
 
 _COLUMNS = ", ".join(COLUMNS)
+#: Every row written takes the next ``written`` stamp (m007; see ``vector_table.missing``).
+_NEXT_STAMP = "(SELECT coalesce(max(written), 0) + 1 FROM experiences)"
 _INSERT = (
-    f"INSERT INTO experiences ({_COLUMNS}) VALUES ({', '.join('?' * len(_COLUMNS.split(', ')))}) "
+    f"INSERT INTO experiences ({_COLUMNS}, written) VALUES ({', '.join('?' * len(COLUMNS))}, {_NEXT_STAMP}) "
     "ON CONFLICT (tenant, id) DO NOTHING"
 )
 _UPDATE = (
     "UPDATE experiences SET "
-    + ", ".join(f"{column} = ?" for column in _COLUMNS.split(", "))
-    + " WHERE tenant = ? AND id = ? AND revision = ?"
+    + ", ".join(f"{column} = ?" for column in COLUMNS)
+    + f", written = {_NEXT_STAMP} WHERE tenant = ? AND id = ? AND revision = ?"
 )
 _SEARCH = f"""
     SELECT e.data, found.bm25, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
@@ -90,26 +93,6 @@ def _any(stems: Sequence[str]) -> str:
     return "(" + " OR ".join('"' + s.replace('"', '""') + '"' for s in stems) + ")"
 
 
-def _locked(exc: BaseException) -> bool:
-    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
-
-
-def _use_wal(db: sqlite3.Connection, where: str) -> None:
-    """Switch to WAL. Two connections switching a new file at once can make one fail at once
-    with "locked" (SQLite does not wait there, to avoid a deadlock), so retry until the timeout."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    while True:
-        try:
-            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            break
-        except sqlite3.OperationalError as exc:
-            if not _locked(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)
-    if str(mode).lower() != "wal":
-        raise StoreError(f"{where}: cannot switch to WAL journal mode (it stays {mode!r})")
-
-
 class SQLiteStore:
     """A ``Store`` in one SQLite file. The parent directory is created when missing."""
 
@@ -117,49 +100,24 @@ class SQLiteStore:
         self.path = str(path) if str(path) == ":memory:" else Path(path).expanduser()
         self._lock = threading.Lock()
         self._decode = Decoder(str(self.path))
-        self._db: sqlite3.Connection | None = self._connect()
+        self._db: sqlite3.Connection | None = connect(self.path)
+        # vector searches read through a connection of their own, so that the vector channel of a
+        # search never waits for its text channel (nor for a write); in memory there is only one
+        self._reader: sqlite3.Connection | None = self._db
+        self._reader_lock = self._lock
+        if isinstance(self.path, Path):
+            try:
+                self._reader = connect_reader(self.path)
+            except BaseException:
+                self._db.close()
+                raise
+            self._reader_lock = threading.Lock()
         self.vectors = vectors.VectorSearch(
-            self.path if isinstance(self.path, Path) else None, self._reading, vector_index
+            self.path if isinstance(self.path, Path) else None, self._vector_reading, vector_index
         )
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
-
-    def _connect(self) -> sqlite3.Connection:
-        where = str(self.path)
-        if isinstance(self.path, Path):
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StoreError(f"cannot create the directory of {where}: {exc}") from exc
-            check_file(self.path)
-        try:
-            db = sqlite3.connect(where, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open {where}: {exc}") from exc
-        try:
-            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            db.execute("BEGIN")  # one snapshot: another process may be migrating this file right now
-            try:
-                inspect(db, where)
-            finally:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-            if isinstance(self.path, Path):
-                _use_wal(db, where)
-            for pragma in ("synchronous = NORMAL", "foreign_keys = ON", "cache_size = -32000", "temp_store = MEMORY"):
-                db.execute(f"PRAGMA {pragma}")
-            db.execute("PRAGMA mmap_size = 268435456")
-            migrate(db, where)
-        except sqlite3.DatabaseError as exc:
-            db.close()
-            if _locked(exc):
-                raise StoreError(f"{where} stayed locked by another connection for {BUSY_TIMEOUT_MS} ms") from exc
-            raise StoreError(f"{where} is corrupted or not an SQLite database ({exc}); restore or move it") from exc
-        except BaseException:
-            db.close()
-            raise
-        return db
 
     # transactions
 
@@ -169,6 +127,17 @@ class SQLiteStore:
             db = self._connection()
             try:
                 yield db
+            except sqlite3.Error as exc:
+                raise self._failure(exc) from exc
+
+    @contextmanager
+    def _vector_reading(self) -> Iterator[sqlite3.Connection]:
+        """The reader connection, under its lock (the vector indexes' state is guarded by it too)."""
+        with self._reader_lock:
+            if self._reader is None:
+                raise StoreError(f"the store at {self.path} is closed")
+            try:
+                yield self._reader
             except sqlite3.Error as exc:
                 raise self._failure(exc) from exc
 
@@ -194,7 +163,7 @@ class SQLiteStore:
         return self._db
 
     def _failure(self, exc: sqlite3.Error) -> StoreError:
-        if _locked(exc):
+        if locked(exc):
             return StoreError(f"{self.path} stayed locked by another writer for {BUSY_TIMEOUT_MS} ms: {exc}")
         return StoreError(f"the SQLite store at {self.path} failed: {exc}")
 
@@ -267,11 +236,11 @@ class SQLiteStore:
                     if len(rows) < limit:
                         rest = db.execute(sql, (f"{_any(common)} NOT {_any(rare)}", *tail)).fetchall()
                         rows = sorted(rows + rest, key=lambda found: found[1])[:limit]
-                return [Candidate(self._decode(data), -bm25, frozenset(terms.split())) for data, bm25, terms in rows]
             finally:
                 if db.in_transaction:  # only read: ending it either way releases the snapshot
                     with suppress(sqlite3.Error):
                         db.execute("ROLLBACK")
+        return [Candidate(self._decode(data), -bm25, frozenset(terms.split())) for data, bm25, terms in rows]
 
     def _split(self, db: sqlite3.Connection, stems: list[str], limit: int) -> tuple[list[str], list[str]]:
         """(rare, common): the rarest stems, while their postings fit the budget (a tenth of the
@@ -352,7 +321,7 @@ class SQLiteStore:
     ) -> list[Candidate]:
         if limit <= 0:
             return []
-        with self._reading() as db:
+        with self._vector_reading() as db:
             db.execute("BEGIN")  # one snapshot: the index catches up to the rows the filter reads
             try:
                 found = self.vectors.search(
@@ -367,8 +336,23 @@ class SQLiteStore:
     def missing_vectors(
         self, model: str, *, limit: int = 256, tenant: str | None = None, after: tuple[str, str] | None = None
     ) -> list[Experience]:
+        """See ``VectorStore``. Reads only the records written since the model's mark, and moves
+        the mark forward at the end of a pass (a short page), so that finding nothing to do in a
+        fully indexed store is a few index seeks."""
+        move = None
         with self._reading() as db:
-            found = vector_table.missing(db, model, limit, tenant, after)
+            db.execute("BEGIN")  # one snapshot for the page and the mark
+            try:
+                found = vector_table.missing(db, model, limit, tenant, after)
+                if tenant is None and len(found) < limit:
+                    move = vector_table.next_mark(db, model, nothing_left=not found and after is None)
+            finally:
+                if db.in_transaction:
+                    with suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+        if move is not None and move[1] > move[0]:
+            with self._writing() as db:
+                vector_table.move_mark(db, model, move[1])
         return [self._decode(data, remember=False) for data in found]
 
     def count_missing_vectors(self, model: str, *, tenant: str | None = None) -> int:
@@ -382,7 +366,7 @@ class SQLiteStore:
         """Bring the vector index of ``model`` (of each tenant, or one) up to date now and save
         it beside the database: an ANN index is built when ``rebuild`` or when one is due
         (``IndexPolicy.ann_from``) and none valid is saved. One state per tenant with vectors."""
-        with self._reading() as db:
+        with self._vector_reading() as db:
             sql = "SELECT DISTINCT tenant FROM vectors WHERE model = ? ORDER BY tenant"
             tenants = [tenant] if tenant is not None else [t for (t,) in db.execute(sql, (model,))]
             states = [self.vectors.refresh(db, t, model, rebuild=rebuild) for t in tenants]
@@ -390,10 +374,15 @@ class SQLiteStore:
 
     def close(self) -> None:
         self.vectors.stop()  # a background index build is abandoned: the next process rebuilds it
-        with self._lock:
-            if self._db is not None:
+        with self._reader_lock:
+            if self._reader is not None:
                 with suppress(OSError, StoreError):
                     self.vectors.close()
+                if self._reader is not self._db:
+                    self._reader.close()
+                self._reader = None
+        with self._lock:
+            if self._db is not None:
                 with suppress(sqlite3.Error):  # closing anyway
                     self._db.execute("PRAGMA optimize")
                 self._db.close()

@@ -221,6 +221,17 @@ def m006_vectors(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX vectors_seq ON vectors (tenant, model, seq)")
 
 
+def m007_vector_marks(db: sqlite3.Connection) -> None:
+    """``written`` orders record writes: each write transaction stamps the rows it inserts or
+    updates with one more than the largest stamp so far (rows from before this migration have 0).
+    ``vector_marks`` keeps, per model, a stamp up to which every record had a vector of that model
+    at its current revision: finding the records that still need one reads only the rows stamped
+    after it, not the whole table (see ``vector_table.missing``)."""
+    db.execute("ALTER TABLE experiences ADD COLUMN written INTEGER NOT NULL DEFAULT 0")
+    db.execute("CREATE INDEX experiences_written ON experiences (written)")
+    db.execute("CREATE TABLE vector_marks (model TEXT PRIMARY KEY, written INTEGER NOT NULL) WITHOUT ROWID")
+
+
 MIGRATIONS: Sequence[Migration] = (
     m001_experiences,
     m002_search,
@@ -228,6 +239,7 @@ MIGRATIONS: Sequence[Migration] = (
     m004_keys,
     m005_event_reads,
     m006_vectors,
+    m007_vector_marks,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
