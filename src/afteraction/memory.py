@@ -44,6 +44,7 @@ from afteraction.recorder import ErrorHandler, RunRecorder
 from afteraction.settings import api_key, database_url
 from afteraction.store import Store, open_store
 from afteraction.store.base import VectorStore
+from afteraction.store.records import settled
 from afteraction.vector_channel import DEFAULT_BUDGET, DEFAULT_EMBEDDER, ChannelStatus, VectorChannel, resolve_embedder
 
 __all__ = ["DEFAULT_EMBEDDER", "MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "AsyncMemory", "Lesson", "Memory"]
@@ -264,12 +265,15 @@ class Memory:
             vector, status = pending.result()
         self._note(status)
         if not status.ok:
-            return rank(text, candidates, scope=scope, now=now, env=env, weights=self.weights)[:k]
-        merged = fuse(candidates, vector)
-        bound = cosine_bound(vector, limit)
-        return rank(text, merged, scope=scope, now=now, env=env, weights=self.weights, hybrid=True, cosine_bound=bound)[
-            :k
-        ]
+            hits = rank(text, candidates, scope=scope, now=now, env=env, weights=self.weights)
+        else:
+            merged = fuse(candidates, vector)
+            bound = cosine_bound(vector, limit)
+            hits = rank(
+                text, merged, scope=scope, now=now, env=env, weights=self.weights, hybrid=True, cosine_bound=bound
+            )
+        # a store may decode its candidates only as far as ranking reads them: the hits handed out are whole
+        return [Hit(settled(hit.experience), hit.score, hit.relevance, hit.factors) for hit in hits[:k]]
 
     def _note(self, status: ChannelStatus) -> None:
         """Keep the last status; report a failure of the vector channel once per reason in a row."""

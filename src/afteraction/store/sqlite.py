@@ -26,8 +26,8 @@ from typing import Any
 from afteraction.core.text import search_stems
 from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
+from afteraction.store import records, vector_table
 from afteraction.store import sqlite_vectors as vectors
-from afteraction.store import vector_table
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
 from afteraction.store.base import Candidate, StoredVector, check_page
 from afteraction.store.sqlite_connection import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS  # sqlite_events reads it here
@@ -56,7 +56,7 @@ _UPDATE = (
     + f", written = {_NEXT_STAMP} WHERE tenant = ? AND id = ? AND revision = ?"
 )
 _SEARCH = f"""
-    SELECT e.data, found.bm25, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
+    SELECT {records.COLUMNS}, found.bm25, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
     FROM (
         SELECT e.pk AS pk, bm25(experiences_fts, 2.0, 1.0, 1.0, 0.0) AS bm25
         FROM experiences_fts CROSS JOIN experiences AS e ON e.pk = experiences_fts.rowid
@@ -100,6 +100,7 @@ class SQLiteStore:
         self.path = str(path) if str(path) == ":memory:" else Path(path).expanduser()
         self._lock = threading.Lock()
         self._decode = Decoder(str(self.path))
+        self._scopes = records.ScopeCache()
         self._db: sqlite3.Connection | None = connect(self.path)
         # vector searches read through a connection of their own, so that the vector channel of a
         # search never waits for its text channel (nor for a write); in memory there is only one
@@ -118,6 +119,9 @@ class SQLiteStore:
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
+
+    def _searched(self, row: tuple[Any, ...]) -> records.SearchedExperience:
+        return records.searched(self._decode, self._scopes, row)
 
     # transactions
 
@@ -235,12 +239,12 @@ class SQLiteStore:
                     rows = db.execute(sql, (query, *tail)).fetchall()
                     if len(rows) < limit:
                         rest = db.execute(sql, (f"{_any(common)} NOT {_any(rare)}", *tail)).fetchall()
-                        rows = sorted(rows + rest, key=lambda found: found[1])[:limit]
+                        rows = sorted(rows + rest, key=lambda found: found[-2])[:limit]
             finally:
                 if db.in_transaction:  # only read: ending it either way releases the snapshot
                     with suppress(sqlite3.Error):
                         db.execute("ROLLBACK")
-        return [Candidate(self._decode(data), -bm25, frozenset(terms.split())) for data, bm25, terms in rows]
+        return [Candidate(self._searched(row), -row[-2], frozenset(row[-1].split())) for row in rows]
 
     def _split(self, db: sqlite3.Connection, stems: list[str], limit: int) -> tuple[list[str], list[str]]:
         """(rare, common): the rarest stems, while their postings fit the budget (a tenth of the
@@ -331,7 +335,7 @@ class SQLiteStore:
                 if db.in_transaction:
                     with suppress(sqlite3.Error):
                         db.execute("ROLLBACK")
-        return [Candidate(self._decode(data), 0.0, frozenset(stems.split()), score) for data, stems, score in found]
+        return [Candidate(self._searched(row), 0.0, frozenset(row[-2].split()), row[-1]) for row in found]
 
     def missing_vectors(
         self, model: str, *, limit: int = 256, tenant: str | None = None, after: tuple[str, str] | None = None

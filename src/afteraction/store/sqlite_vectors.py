@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from afteraction.errors import ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Scope
 from afteraction.store._sql import scope_predicate
+from afteraction.store.records import COLUMNS
 from afteraction.store.vector_index import AnnIndex, ExactIndex, IndexFiles, load_numpy, usearch_available
 
 if TYPE_CHECKING:
@@ -122,8 +123,8 @@ class VectorSearch:
         now: int,
         limit: int,
         min_confidence: float,
-    ) -> list[tuple[str, str, float]]:
-        """(record JSON, stems, cosine) of the best ``limit`` eligible visible records."""
+    ) -> list[tuple[Any, ...]]:
+        """(``records.COLUMNS``..., stems, cosine) of the best ``limit`` eligible visible records."""
         np = load_numpy()
         try:
             query = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -160,7 +161,7 @@ class VectorSearch:
 
     def _scan(
         self, db: sqlite3.Connection, query: Floats, visible: str, among: str, params: tuple[Any, ...], limit: int
-    ) -> list[tuple[str, str, float]]:
+    ) -> list[tuple[Any, ...]]:
         """Every eligible visible row with a current vector, scored exactly."""
         np = load_numpy()
         rows = db.execute(f"SELECT e.pk, v.vector {visible}", params).fetchall()
@@ -391,11 +392,11 @@ def _best(np: Any, query: Floats, found: dict[int, tuple[str, bytes]], limit: in
     return [(key, score) for score, key in ranked[:limit]]
 
 
-def _records(db: sqlite3.Connection, best: list[tuple[int, float]]) -> list[tuple[str, str, float]]:
-    """(record JSON, stems, cosine) of the chosen pks, in their order: the large columns are read
-    only for the records returned."""
+def _records(db: sqlite3.Connection, best: list[tuple[int, float]]) -> list[tuple[Any, ...]]:
+    """(``records.COLUMNS``..., stems, cosine) of the chosen pks, in their order: the large
+    columns are read only for the records returned."""
     if not best:
         return []
-    sql = f"SELECT e.pk, e.data, {_STEMS} FROM experiences AS e WHERE {_AMONG}"
-    rows = {pk: (data, stems) for pk, data, stems in db.execute(sql, (json.dumps([pk for pk, _ in best]),))}
+    sql = f"SELECT e.pk, {COLUMNS}, {_STEMS} FROM experiences AS e WHERE {_AMONG}"
+    rows = {row[0]: row[1:] for row in db.execute(sql, (json.dumps([pk for pk, _ in best]),))}
     return [(*rows[pk], score) for pk, score in best if pk in rows]
