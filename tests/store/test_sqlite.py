@@ -349,6 +349,30 @@ def test_a_narrowed_search_scores_exactly_and_fills_from_common_terms(
     store.close()
 
 
+def test_the_term_counts_that_narrow_a_search_follow_writes_of_any_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_module, "BUDGET", (1, 1))
+    monkeypatch.setattr(sqlite_module, "PER_RESULT", 0)
+    path = tmp_path / "store.db"
+    reader, writer = SQLiteStore(path), SQLiteStore(path)
+    writer.put_many([experience(f"r{i}", task="Refund retry loop", lesson="Back off.") for i in range(4)])
+    writer.put(experience("lock", task="Refund lock held", lesson="Wait for the lock."))
+    terms = ["refund", "lock"]
+    db = reader._db
+    assert db is not None
+    reader.search_text(SCOPE, terms, now=NOW)
+    assert reader._split(db, search_stems(terms), 50) == (["lock"], ["refund"])
+    writer.put_many([experience(f"l{i}", task="Lock contention", lesson="Lock wait.") for i in range(9)])
+    assert reader._split(db, search_stems(terms), 50) == (["refund"], ["lock"])  # another connection wrote
+    reader.put_many([experience(f"f{i}", task="Refund failed", lesson="Refund again.") for i in range(9)])
+    assert reader._split(db, search_stems(terms), 50) == (["lock"], ["refund"])  # and its own writes
+    found = {c.experience.id for c in reader.search_text(SCOPE, terms, now=NOW, limit=100)}
+    assert found == {"lock", *(f"r{i}" for i in range(4)), *(f"l{i}" for i in range(9)), *(f"f{i}" for i in range(9))}
+    reader.close()
+    writer.close()
+
+
 # open_store
 
 

@@ -32,12 +32,12 @@ from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_value
 from afteraction.store.base import Candidate, StoredVector, check_page
 from afteraction.store.sqlite_connection import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS  # sqlite_events reads it here
 from afteraction.store.sqlite_connection import connect, connect_reader, locked
-from afteraction.store.sqlite_schema import ANCHOR
 
 __all__ = ["SQLiteStore"]
 
 BUDGET = (1_000, 3_000)  # postings a search scores in full before it narrows to the rarest terms
 PER_RESULT = 10
+_COUNTS = 20_000  # term counts kept at most
 _PAGE = 500
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MICROSECOND = timedelta(microseconds=1)
@@ -56,7 +56,7 @@ _UPDATE = (
     + f", written = {_NEXT_STAMP} WHERE tenant = ? AND id = ? AND revision = ?"
 )
 _SEARCH = f"""
-    SELECT {records.COLUMNS}, found.bm25, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
+    SELECT {records.COLUMNS}, found.pk, found.bm25, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
     FROM (
         SELECT e.pk AS pk, bm25(experiences_fts, 2.0, 1.0, 1.0, 0.0) AS bm25
         FROM experiences_fts CROSS JOIN experiences AS e ON e.pk = experiences_fts.rowid
@@ -101,6 +101,8 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self._decode = Decoder(str(self.path))
         self._scopes = records.ScopeCache()
+        self._counts: dict[str, int] = {}  # rows per stem, see _postings
+        self._counted_at: int | None = None
         self._db: sqlite3.Connection | None = connect(self.path)
         # vector searches read through a connection of their own, so that the vector channel of a
         # search never waits for its text channel (nor for a write); in memory there is only one
@@ -151,6 +153,7 @@ class SQLiteStore:
             db = self._connection()
             try:
                 db.execute("BEGIN IMMEDIATE")
+                self._counts.clear()  # term counts of the text search (data_version misses our own commits)
                 yield db
                 db.execute("COMMIT")
             except BaseException as exc:
@@ -235,8 +238,13 @@ class SQLiteStore:
                 if not common:
                     rows = db.execute(sql, (_any(rare), *tail)).fetchall()
                 else:
-                    query = f'{_any(rare)} AND ({_any(common)} OR anchor: "{ANCHOR}")'
-                    rows = db.execute(sql, (query, *tail)).fetchall()
+                    # The rows holding a rare term, scored on every term: those that also hold a common
+                    # one, and those that hold none (a term a row lacks adds exactly 0 to its BM25, so
+                    # both are scored as one query would). Two queries, not one that matches every row
+                    # (the anchor) and so makes BM25 count every row for that term's document frequency.
+                    both = db.execute(sql, (f"{_any(rare)} AND {_any(common)}", *tail)).fetchall()
+                    only = db.execute(sql, (f"{_any(rare)} NOT {_any(common)}", *tail)).fetchall()
+                    rows = sorted(both + only, key=lambda found: (found[-2], found[-3]))[:limit]
                     if len(rows) < limit:
                         rest = db.execute(sql, (f"{_any(common)} NOT {_any(rare)}", *tail)).fetchall()
                         rows = sorted(rows + rest, key=lambda found: found[-2])[:limit]
@@ -253,10 +261,7 @@ class SQLiteStore:
         budget = min(max(rows // 10, BUDGET[0]), BUDGET[1])
         if len(stems) == 1 or rows <= budget:
             return stems, []
-        postings = dict.fromkeys(stems, 0)
-        marks = ", ".join("?" * len(stems))
-        for term, docs in db.execute(f"SELECT term, doc FROM experiences_fts_terms WHERE term IN ({marks})", stems):
-            postings[term] += docs
+        postings = self._postings(db, stems)
         ordered = sorted((n, s) for s, n in postings.items() if n)
         rare: list[str] = []
         total = 0
@@ -266,6 +271,22 @@ class SQLiteStore:
             rare.append(s)
             total += n
         return (rare or stems[:1]), [s for _, s in ordered[len(rare) :]]
+
+    def _postings(self, db: sqlite3.Connection, stems: list[str]) -> dict[str, int]:
+        """How many rows hold each stem. Counting reads the stem's whole posting list, so counts are
+        kept until the database changes (a commit here, or by another connection: data_version)."""
+        version = db.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._counted_at or len(self._counts) > _COUNTS:
+            self._counts.clear()
+            self._counted_at = version
+        wanted = [stem for stem in stems if stem not in self._counts]
+        if wanted:
+            self._counts.update(dict.fromkeys(wanted, 0))
+            marks = ", ".join("?" * len(wanted))
+            sql = f"SELECT term, doc FROM experiences_fts_terms WHERE term IN ({marks})"
+            for term, docs in db.execute(sql, wanted):
+                self._counts[term] += docs
+        return {stem: self._counts[stem] for stem in stems}
 
     def lessons(
         self,
