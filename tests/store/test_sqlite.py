@@ -13,7 +13,7 @@ import pytest
 
 from afteraction.errors import ConfigError, ConflictError, StoreError
 from afteraction.model import Status
-from afteraction.store import MemoryStore, SQLiteStore, Store, open_store
+from afteraction.store import MemoryStore, SQLiteStore, Store, open_store, sqlite_terms
 from afteraction.store import sqlite as sqlite_module
 from afteraction.store.sqlite import row, search_stems
 from afteraction.store.sqlite_schema import APPLICATION_ID, MIGRATIONS, migrate
@@ -333,8 +333,8 @@ def test_a_narrowed_search_scores_exactly_and_fills_from_common_terms(
 
     exact = store.search_text(SCOPE, terms, now=NOW)
     exact_top = store.search_text(SCOPE, terms, now=NOW, limit=2)
-    monkeypatch.setattr(sqlite_module, "BUDGET", (1, 1))
-    monkeypatch.setattr(sqlite_module, "PER_RESULT", 0)
+    monkeypatch.setattr(sqlite_terms, "BUDGET", (1, 1))
+    monkeypatch.setattr(sqlite_terms, "PER_RESULT", 0)
     db = store._db
     assert db is not None
     assert store._split(db, search_stems(terms), 50) == (["idempot"], ["refund", "retri"])
@@ -352,8 +352,8 @@ def test_a_narrowed_search_scores_exactly_and_fills_from_common_terms(
 def test_the_term_counts_that_narrow_a_search_follow_writes_of_any_connection(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sqlite_module, "BUDGET", (1, 1))
-    monkeypatch.setattr(sqlite_module, "PER_RESULT", 0)
+    monkeypatch.setattr(sqlite_terms, "BUDGET", (1, 1))
+    monkeypatch.setattr(sqlite_terms, "PER_RESULT", 0)
     path = tmp_path / "store.db"
     reader, writer = SQLiteStore(path), SQLiteStore(path)
     writer.put_many([experience(f"r{i}", task="Refund retry loop", lesson="Back off.") for i in range(4)])

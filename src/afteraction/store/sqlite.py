@@ -7,7 +7,7 @@ migrations live in ``sqlite_schema``.
 
 Search is FTS5 BM25 (task weighted 2) over the Snowball stems of task, summary and lesson, with
 scope and eligibility in the same SQL statement. On a large table a query is narrowed to the
-rows holding its rarest terms (``search_text``). BM25's statistics are those of the whole
+rows holding its rarest terms (``search_text``, ``sqlite_terms``). BM25's statistics are those of the whole
 index: rows of other scopes never appear in a result or a count, but they do count in the
 document frequencies that weigh each term.
 """
@@ -26,7 +26,7 @@ from typing import Any
 from afteraction.core.text import search_stems
 from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
-from afteraction.store import records, vector_table
+from afteraction.store import records, sqlite_terms, vector_table
 from afteraction.store import sqlite_vectors as vectors
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
 from afteraction.store.base import Candidate, StoredVector, check_page
@@ -35,9 +35,6 @@ from afteraction.store.sqlite_connection import connect, connect_reader, locked
 
 __all__ = ["SQLiteStore"]
 
-BUDGET = (1_000, 3_000)  # postings a search scores in full before it narrows to the rarest terms
-PER_RESULT = 10
-_COUNTS = 20_000  # term counts kept at most
 _PAGE = 500
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MICROSECOND = timedelta(microseconds=1)
@@ -101,8 +98,7 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self._decode = Decoder(str(self.path))
         self._scopes = records.ScopeCache()
-        self._counts: dict[str, int] = {}  # rows per stem, see _postings
-        self._counted_at: int | None = None
+        self._counts = sqlite_terms.TermCounts()
         self._db: sqlite3.Connection | None = connect(self.path)
         # vector searches read through a connection of their own, so that the vector channel of a
         # search never waits for its text channel (nor for a write); in memory there is only one
@@ -255,38 +251,7 @@ class SQLiteStore:
         return [Candidate(self._searched(row), -row[-2], frozenset(row[-1].split())) for row in rows]
 
     def _split(self, db: sqlite3.Connection, stems: list[str], limit: int) -> tuple[list[str], list[str]]:
-        """(rare, common): the rarest stems, while their postings fit the budget (a tenth of the
-        table, within BUDGET) or are fewer than ``PER_RESULT`` per result asked; and the rest."""
-        rows = db.execute("SELECT max(pk) FROM experiences").fetchone()[0] or 0
-        budget = min(max(rows // 10, BUDGET[0]), BUDGET[1])
-        if len(stems) == 1 or rows <= budget:
-            return stems, []
-        postings = self._postings(db, stems)
-        ordered = sorted((n, s) for s, n in postings.items() if n)
-        rare: list[str] = []
-        total = 0
-        for n, s in ordered:
-            if rare and total + n > budget and total >= PER_RESULT * limit:
-                break
-            rare.append(s)
-            total += n
-        return (rare or stems[:1]), [s for _, s in ordered[len(rare) :]]
-
-    def _postings(self, db: sqlite3.Connection, stems: list[str]) -> dict[str, int]:
-        """How many rows hold each stem. Counting reads the stem's whole posting list, so counts are
-        kept until the database changes (a commit here, or by another connection: data_version)."""
-        version = db.execute("PRAGMA data_version").fetchone()[0]
-        if version != self._counted_at or len(self._counts) > _COUNTS:
-            self._counts.clear()
-            self._counted_at = version
-        wanted = [stem for stem in stems if stem not in self._counts]
-        if wanted:
-            self._counts.update(dict.fromkeys(wanted, 0))
-            marks = ", ".join("?" * len(wanted))
-            sql = f"SELECT term, doc FROM experiences_fts_terms WHERE term IN ({marks})"
-            for term, docs in db.execute(sql, wanted):
-                self._counts[term] += docs
-        return {stem: self._counts[stem] for stem in stems}
+        return sqlite_terms.split(db, self._counts, stems, limit)
 
     def lessons(
         self,
