@@ -9,7 +9,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from dataclasses import replace
@@ -427,15 +426,3 @@ def test_usearch_and_onnxruntime_load_in_either_order() -> None:
             [sys.executable, "-c", f"import {first}; import {second}; print('ok')"], capture_output=True, check=False
         )
         assert done.returncode == 0, (first, second, done.stderr[-500:])
-
-
-def test_a_vector_search_does_not_wait_for_the_connection_that_reads_text_and_writes(path: Path) -> None:
-    store = SQLiteStore(path)
-    rows = fill(store, 10)
-    found: list[list[str]] = []
-    with store._lock:  # what a text search or a write holds while it runs
-        searching = threading.Thread(target=lambda: found.append(top(store, rows[0], limit=1)), daemon=True)
-        searching.start()
-        searching.join(30)
-    assert found == [["e00000"]]
-    store.close()

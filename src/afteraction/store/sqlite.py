@@ -1,9 +1,8 @@
 """SQLiteStore: one embedded database file (WAL), zero servers.
 
-One connection guarded by a lock; every write runs in ``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled
-back on any error. Vector searches read through a second connection with its own lock (see
-``sqlite_connection``), so a search's two channels run side by side. The schema and its
-migrations live in ``sqlite_schema``.
+One connection guarded by a lock (opened by ``sqlite_connection``); every write runs in
+``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error. The schema and its migrations live
+in ``sqlite_schema``.
 
 Search is FTS5 BM25 (task weighted 2) over the Snowball stems of task, summary and lesson, with
 scope and eligibility in the same SQL statement. On a large table a query is narrowed to the
@@ -31,7 +30,7 @@ from afteraction.store import sqlite_vectors as vectors
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
 from afteraction.store.base import Candidate, StoredVector, check_page
 from afteraction.store.sqlite_connection import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS  # sqlite_events reads it here
-from afteraction.store.sqlite_connection import connect, connect_reader, locked
+from afteraction.store.sqlite_connection import connect, locked
 
 __all__ = ["SQLiteStore"]
 
@@ -100,19 +99,8 @@ class SQLiteStore:
         self._scopes = records.ScopeCache()
         self._counts = sqlite_terms.TermCounts()
         self._db: sqlite3.Connection | None = connect(self.path)
-        # vector searches read through a connection of their own, so that the vector channel of a
-        # search never waits for its text channel (nor for a write); in memory there is only one
-        self._reader: sqlite3.Connection | None = self._db
-        self._reader_lock = self._lock
-        if isinstance(self.path, Path):
-            try:
-                self._reader = connect_reader(self.path)
-            except BaseException:
-                self._db.close()
-                raise
-            self._reader_lock = threading.Lock()
         self.vectors = vectors.VectorSearch(
-            self.path if isinstance(self.path, Path) else None, self._vector_reading, vector_index
+            self.path if isinstance(self.path, Path) else None, self._reading, vector_index
         )
 
     def __repr__(self) -> str:
@@ -129,17 +117,6 @@ class SQLiteStore:
             db = self._connection()
             try:
                 yield db
-            except sqlite3.Error as exc:
-                raise self._failure(exc) from exc
-
-    @contextmanager
-    def _vector_reading(self) -> Iterator[sqlite3.Connection]:
-        """The reader connection, under its lock (the vector indexes' state is guarded by it too)."""
-        with self._reader_lock:
-            if self._reader is None:
-                raise StoreError(f"the store at {self.path} is closed")
-            try:
-                yield self._reader
             except sqlite3.Error as exc:
                 raise self._failure(exc) from exc
 
@@ -311,7 +288,7 @@ class SQLiteStore:
     ) -> list[Candidate]:
         if limit <= 0:
             return []
-        with self._vector_reading() as db:
+        with self._reading() as db:
             db.execute("BEGIN")  # one snapshot: the index catches up to the rows the filter reads
             try:
                 found = self.vectors.search(
@@ -356,7 +333,7 @@ class SQLiteStore:
         """Bring the vector index of ``model`` (of each tenant, or one) up to date now and save
         it beside the database: an ANN index is built when ``rebuild`` or when one is due
         (``IndexPolicy.ann_from``) and none valid is saved. One state per tenant with vectors."""
-        with self._vector_reading() as db:
+        with self._reading() as db:
             sql = "SELECT DISTINCT tenant FROM vectors WHERE model = ? ORDER BY tenant"
             tenants = [tenant] if tenant is not None else [t for (t,) in db.execute(sql, (model,))]
             states = [self.vectors.refresh(db, t, model, rebuild=rebuild) for t in tenants]
@@ -364,15 +341,10 @@ class SQLiteStore:
 
     def close(self) -> None:
         self.vectors.stop()  # a background index build is abandoned: the next process rebuilds it
-        with self._reader_lock:
-            if self._reader is not None:
-                with suppress(OSError, StoreError):
-                    self.vectors.close()
-                if self._reader is not self._db:
-                    self._reader.close()
-                self._reader = None
         with self._lock:
             if self._db is not None:
+                with suppress(OSError, StoreError):
+                    self.vectors.close()
                 with suppress(sqlite3.Error):  # closing anyway
                     self._db.execute("PRAGMA optimize")
                 self._db.close()

@@ -1,10 +1,6 @@
-"""Opening the SQLite store's connections: the one that writes (and migrates) and the reader the
-vector channel searches through.
+"""Opening the SQLite store's connection: the file checked, switched to WAL, tuned and migrated.
 
-The driver never opens a transaction by itself (``isolation_level=None``). A file is switched to
-WAL, so a reader's snapshot never waits for the writer, nor the writer for a reader; an
-in-memory database has no second connection (another ``:memory:`` connection is another
-database), so there the store searches vectors through its one connection.
+The driver never opens a transaction by itself (``isolation_level=None``).
 """
 
 from __future__ import annotations
@@ -16,7 +12,7 @@ from pathlib import Path
 from afteraction.errors import StoreError
 from afteraction.store.sqlite_schema import check_file, inspect, migrate
 
-__all__ = ["BUSY_TIMEOUT_MS", "connect", "connect_reader", "locked"]
+__all__ = ["BUSY_TIMEOUT_MS", "connect", "locked"]
 
 BUSY_TIMEOUT_MS = 5_000
 _PRAGMAS = ("synchronous = NORMAL", "foreign_keys = ON", "cache_size = -32000", "temp_store = MEMORY")
@@ -86,18 +82,4 @@ def connect(path: str | Path) -> sqlite3.Connection:
     except BaseException:
         db.close()
         raise
-    return db
-
-
-def connect_reader(path: Path) -> sqlite3.Connection:
-    """A second connection to a file the writing connection has opened (so migrated, in WAL),
-    used only to read."""
-    where = str(path)
-    db = _open(where)
-    try:
-        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        for pragma in (*_PRAGMAS[2:], "query_only = ON", "mmap_size = 268435456"):
-            db.execute(f"PRAGMA {pragma}")
-    except sqlite3.DatabaseError as exc:
-        raise _failed(db, where, exc) from exc
     return db

@@ -102,8 +102,8 @@ Reading = Callable[[], AbstractContextManager[sqlite3.Connection]]
 
 class VectorSearch:
     """The per-(tenant, model) indexes of one SQLite store. Every method that takes ``db`` runs
-    under the lock of the store's vector reader (``reading``), inside one read snapshot; the
-    background build takes it only to read rows and to swap its index in."""
+    under the store's lock, inside one read snapshot; the background build takes the lock
+    through ``reading`` only to read rows and to swap its index in."""
 
     def __init__(self, database: Path | None, reading: Reading, policy: IndexPolicy | None = None) -> None:
         self.database = database
