@@ -6,14 +6,13 @@ runs, the two candidate lists are fused and ranked (``core.fusion``, ``core.rank
 channel fails open to text within ``vector_budget`` seconds and says why (``channel_status``).
 Records are embedded in the background after they commit (``indexing.Indexer``).
 
-``Memory`` is the one implementation; ``AsyncMemory`` is its async face (each call runs the
-same code in a worker thread). Set-up fails fast with a clear error; inside a running agent
+``Memory`` is the one implementation; ``AsyncMemory`` (``memory_async``) is its async face
+(each call runs the same code in a worker thread). Set-up fails fast with a clear error; inside a running agent
 (``RunRecorder``, integrations) nothing raises: failures go to ``on_error``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -21,9 +20,8 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from afteraction.core.capture import clean_env, clean_run, clean_task
 from afteraction.core.distill import distill
@@ -39,11 +37,13 @@ from afteraction.core.verify import verify as check_run
 from afteraction.embed.base import AsyncEmbedder, Embedder
 from afteraction.errors import ConfigError, ConflictError, EmbedderError, NotFoundError, ValidationError
 from afteraction.indexing import Indexer
+from afteraction.memory_async import AsyncMemory
 from afteraction.model import Experience, Hit, Run, Scope, Skill, Status
 from afteraction.recorder import ErrorHandler, RunRecorder
 from afteraction.settings import api_key, database_url
 from afteraction.store import Store, open_store
 from afteraction.store.base import VectorStore
+from afteraction.store.records import settled
 from afteraction.vector_channel import DEFAULT_BUDGET, DEFAULT_EMBEDDER, ChannelStatus, VectorChannel, resolve_embedder
 
 __all__ = ["DEFAULT_EMBEDDER", "MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "AsyncMemory", "Lesson", "Memory"]
@@ -57,8 +57,6 @@ MAX_QUERY_CHARS = MAX_TASK_CHARS
 CANDIDATES = 30
 #: Seconds ``close()`` lets background indexing finish what is queued.
 CLOSE_TIMEOUT = 2.0
-
-T = TypeVar("T")
 
 
 def _log_error(exc: BaseException, where: str) -> None:
@@ -264,12 +262,15 @@ class Memory:
             vector, status = pending.result()
         self._note(status)
         if not status.ok:
-            return rank(text, candidates, scope=scope, now=now, env=env, weights=self.weights)[:k]
-        merged = fuse(candidates, vector)
-        bound = cosine_bound(vector, limit)
-        return rank(text, merged, scope=scope, now=now, env=env, weights=self.weights, hybrid=True, cosine_bound=bound)[
-            :k
-        ]
+            hits = rank(text, candidates, scope=scope, now=now, env=env, weights=self.weights)
+        else:
+            merged = fuse(candidates, vector)
+            bound = cosine_bound(vector, limit)
+            hits = rank(
+                text, merged, scope=scope, now=now, env=env, weights=self.weights, hybrid=True, cosine_bound=bound
+            )
+        # a store may decode its candidates only as far as ranking reads them: the hits handed out are whole
+        return [Hit(settled(hit.experience), hit.score, hit.relevance, hit.factors) for hit in hits[:k]]
 
     def _note(self, status: ChannelStatus) -> None:
         """Keep the last status; report a failure of the vector channel once per reason in a row."""
@@ -370,57 +371,3 @@ def _remote(url: str, options: dict[str, Any]) -> Memory:
         raise ConfigError(f"{url}: a remote Memory needs httpx: pip install 'afteraction[client]'") from exc
     options.setdefault("api_key", api_key(os.environ))
     return RemoteMemory(url, **options)
-
-
-class AsyncMemory:
-    """The async face of ``Memory``: the same implementation, run in a worker thread so the
-    event loop never blocks on the store."""
-
-    def __init__(self, memory: Memory) -> None:
-        self.sync = memory
-
-    @classmethod
-    def open(cls, url: str | Path | None = None, **options: Any) -> AsyncMemory:
-        return cls(Memory.open(url, **options))
-
-    async def _call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        return await asyncio.to_thread(partial(fn, *args, **kwargs))
-
-    def run(self, task: str, **kwargs: Any) -> RunRecorder:
-        """Recording is in-memory and cheap: the same recorder; call ``await finish()``
-        through ``AsyncMemory.finish(recorder)``, or leave a plain ``with`` block."""
-        return self.sync.run(task, **kwargs)
-
-    async def finish(self, recorder: RunRecorder) -> Experience | None:
-        return await self._call(recorder.finish)
-
-    async def add(self, experience: Experience) -> bool:
-        return await self._call(self.sync.add, experience)
-
-    async def search(self, query: str, **kwargs: Any) -> list[Hit]:
-        return await self._call(self.sync.search, query, **kwargs)
-
-    async def reference_block(self, task: str, **kwargs: Any) -> str:
-        return await self._call(self.sync.reference_block, task, **kwargs)
-
-    async def lessons(self, **kwargs: Any) -> list[Lesson]:
-        return await self._call(self.sync.lessons, **kwargs)
-
-    async def record_outcome(self, id: str, **kwargs: Any) -> Experience:
-        return await self._call(self.sync.record_outcome, id, **kwargs)
-
-    async def wait_indexed(self, timeout: float | None = None) -> bool:
-        return await self._call(self.sync.wait_indexed, timeout)
-
-    @property
-    def channel_status(self) -> ChannelStatus:
-        return self.sync.channel_status
-
-    async def close(self) -> None:
-        await self._call(self.sync.close)
-
-    async def __aenter__(self) -> AsyncMemory:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()

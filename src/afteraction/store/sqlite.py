@@ -1,12 +1,12 @@
 """SQLiteStore: one embedded database file (WAL), zero servers.
 
-One connection guarded by a lock; the driver never opens a transaction by itself
-(``isolation_level=None``) and every write runs in ``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled
-back on any error. The schema and its migrations live in ``sqlite_schema``.
+One connection guarded by a lock (opened by ``sqlite_connection``); every write runs in
+``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error. The schema and its migrations live
+in ``sqlite_schema``.
 
 Search is FTS5 BM25 (task weighted 2) over the Snowball stems of task, summary and lesson, with
 scope and eligibility in the same SQL statement. On a large table a query is narrowed to the
-rows holding its rarest terms (``search_text``). BM25's statistics are those of the whole
+rows holding its rarest terms (``search_text``, ``sqlite_terms``). BM25's statistics are those of the whole
 index: rows of other scopes never appear in a result or a count, but they do count in the
 document frequencies that weigh each term.
 """
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import replace
@@ -26,34 +25,34 @@ from typing import Any
 from afteraction.core.text import search_stems
 from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
+from afteraction.store import records, sqlite_terms, vector_table
 from afteraction.store import sqlite_vectors as vectors
-from afteraction.store import vector_table
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
 from afteraction.store.base import Candidate, StoredVector, check_page
-from afteraction.store.sqlite_schema import ANCHOR, check_file, inspect, migrate
+from afteraction.store.sqlite_connection import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS  # sqlite_events reads it here
+from afteraction.store.sqlite_connection import connect, locked
 
 __all__ = ["SQLiteStore"]
 
-BUSY_TIMEOUT_MS = 5_000
-BUDGET = (1_000, 3_000)  # postings a search scores in full before it narrows to the rarest terms
-PER_RESULT = 10
 _PAGE = 500
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MICROSECOND = timedelta(microseconds=1)
 _ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
 
 _COLUMNS = ", ".join(COLUMNS)
+#: Every row written takes the next ``written`` stamp (m007; see ``vector_table.missing``).
+_NEXT_STAMP = "(SELECT coalesce(max(written), 0) + 1 FROM experiences)"
 _INSERT = (
-    f"INSERT INTO experiences ({_COLUMNS}) VALUES ({', '.join('?' * len(_COLUMNS.split(', ')))}) "
+    f"INSERT INTO experiences ({_COLUMNS}, written) VALUES ({', '.join('?' * len(COLUMNS))}, {_NEXT_STAMP}) "
     "ON CONFLICT (tenant, id) DO NOTHING"
 )
 _UPDATE = (
     "UPDATE experiences SET "
-    + ", ".join(f"{column} = ?" for column in _COLUMNS.split(", "))
-    + " WHERE tenant = ? AND id = ? AND revision = ?"
+    + ", ".join(f"{column} = ?" for column in COLUMNS)
+    + f", written = {_NEXT_STAMP} WHERE tenant = ? AND id = ? AND revision = ?"
 )
 _SEARCH = f"""
-    SELECT e.data, found.bm25, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
+    SELECT {records.COLUMNS}, found.pk, found.bm25, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
     FROM (
         SELECT e.pk AS pk, bm25(experiences_fts, 2.0, 1.0, 1.0, 0.0) AS bm25
         FROM experiences_fts CROSS JOIN experiences AS e ON e.pk = experiences_fts.rowid
@@ -90,26 +89,6 @@ def _any(stems: Sequence[str]) -> str:
     return "(" + " OR ".join('"' + s.replace('"', '""') + '"' for s in stems) + ")"
 
 
-def _locked(exc: BaseException) -> bool:
-    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
-
-
-def _use_wal(db: sqlite3.Connection, where: str) -> None:
-    """Switch to WAL. Two connections switching a new file at once can make one fail at once
-    with "locked" (SQLite does not wait there, to avoid a deadlock), so retry until the timeout."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    while True:
-        try:
-            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            break
-        except sqlite3.OperationalError as exc:
-            if not _locked(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)
-    if str(mode).lower() != "wal":
-        raise StoreError(f"{where}: cannot switch to WAL journal mode (it stays {mode!r})")
-
-
 class SQLiteStore:
     """A ``Store`` in one SQLite file. The parent directory is created when missing."""
 
@@ -117,7 +96,9 @@ class SQLiteStore:
         self.path = str(path) if str(path) == ":memory:" else Path(path).expanduser()
         self._lock = threading.Lock()
         self._decode = Decoder(str(self.path))
-        self._db: sqlite3.Connection | None = self._connect()
+        self._scopes = records.ScopeCache()
+        self._counts = sqlite_terms.TermCounts()
+        self._db: sqlite3.Connection | None = connect(self.path)
         self.vectors = vectors.VectorSearch(
             self.path if isinstance(self.path, Path) else None, self._reading, vector_index
         )
@@ -125,41 +106,8 @@ class SQLiteStore:
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
 
-    def _connect(self) -> sqlite3.Connection:
-        where = str(self.path)
-        if isinstance(self.path, Path):
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StoreError(f"cannot create the directory of {where}: {exc}") from exc
-            check_file(self.path)
-        try:
-            db = sqlite3.connect(where, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open {where}: {exc}") from exc
-        try:
-            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            db.execute("BEGIN")  # one snapshot: another process may be migrating this file right now
-            try:
-                inspect(db, where)
-            finally:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-            if isinstance(self.path, Path):
-                _use_wal(db, where)
-            for pragma in ("synchronous = NORMAL", "foreign_keys = ON", "cache_size = -32000", "temp_store = MEMORY"):
-                db.execute(f"PRAGMA {pragma}")
-            db.execute("PRAGMA mmap_size = 268435456")
-            migrate(db, where)
-        except sqlite3.DatabaseError as exc:
-            db.close()
-            if _locked(exc):
-                raise StoreError(f"{where} stayed locked by another connection for {BUSY_TIMEOUT_MS} ms") from exc
-            raise StoreError(f"{where} is corrupted or not an SQLite database ({exc}); restore or move it") from exc
-        except BaseException:
-            db.close()
-            raise
-        return db
+    def _searched(self, row: tuple[Any, ...]) -> records.SearchedExperience:
+        return records.searched(self._decode, self._scopes, row)
 
     # transactions
 
@@ -178,6 +126,7 @@ class SQLiteStore:
             db = self._connection()
             try:
                 db.execute("BEGIN IMMEDIATE")
+                self._counts.clear()  # term counts of the text search (data_version misses our own commits)
                 yield db
                 db.execute("COMMIT")
             except BaseException as exc:
@@ -194,7 +143,7 @@ class SQLiteStore:
         return self._db
 
     def _failure(self, exc: sqlite3.Error) -> StoreError:
-        if _locked(exc):
+        if locked(exc):
             return StoreError(f"{self.path} stayed locked by another writer for {BUSY_TIMEOUT_MS} ms: {exc}")
         return StoreError(f"the SQLite store at {self.path} failed: {exc}")
 
@@ -262,37 +211,24 @@ class SQLiteStore:
                 if not common:
                     rows = db.execute(sql, (_any(rare), *tail)).fetchall()
                 else:
-                    query = f'{_any(rare)} AND ({_any(common)} OR anchor: "{ANCHOR}")'
-                    rows = db.execute(sql, (query, *tail)).fetchall()
+                    # The rows holding a rare term, scored on every term: those that also hold a common
+                    # one, and those that hold none (a term a row lacks adds exactly 0 to its BM25, so
+                    # both are scored as one query would). Two queries, not one that matches every row
+                    # (the anchor) and so makes BM25 count every row for that term's document frequency.
+                    both = db.execute(sql, (f"{_any(rare)} AND {_any(common)}", *tail)).fetchall()
+                    only = db.execute(sql, (f"{_any(rare)} NOT {_any(common)}", *tail)).fetchall()
+                    rows = sorted(both + only, key=lambda found: (found[-2], found[-3]))[:limit]
                     if len(rows) < limit:
                         rest = db.execute(sql, (f"{_any(common)} NOT {_any(rare)}", *tail)).fetchall()
-                        rows = sorted(rows + rest, key=lambda found: found[1])[:limit]
-                return [Candidate(self._decode(data), -bm25, frozenset(terms.split())) for data, bm25, terms in rows]
+                        rows = sorted(rows + rest, key=lambda found: found[-2])[:limit]
             finally:
                 if db.in_transaction:  # only read: ending it either way releases the snapshot
                     with suppress(sqlite3.Error):
                         db.execute("ROLLBACK")
+        return [Candidate(self._searched(row), -row[-2], frozenset(row[-1].split())) for row in rows]
 
     def _split(self, db: sqlite3.Connection, stems: list[str], limit: int) -> tuple[list[str], list[str]]:
-        """(rare, common): the rarest stems, while their postings fit the budget (a tenth of the
-        table, within BUDGET) or are fewer than ``PER_RESULT`` per result asked; and the rest."""
-        rows = db.execute("SELECT max(pk) FROM experiences").fetchone()[0] or 0
-        budget = min(max(rows // 10, BUDGET[0]), BUDGET[1])
-        if len(stems) == 1 or rows <= budget:
-            return stems, []
-        postings = dict.fromkeys(stems, 0)
-        marks = ", ".join("?" * len(stems))
-        for term, docs in db.execute(f"SELECT term, doc FROM experiences_fts_terms WHERE term IN ({marks})", stems):
-            postings[term] += docs
-        ordered = sorted((n, s) for s, n in postings.items() if n)
-        rare: list[str] = []
-        total = 0
-        for n, s in ordered:
-            if rare and total + n > budget and total >= PER_RESULT * limit:
-                break
-            rare.append(s)
-            total += n
-        return (rare or stems[:1]), [s for _, s in ordered[len(rare) :]]
+        return sqlite_terms.split(db, self._counts, stems, limit)
 
     def lessons(
         self,
@@ -362,13 +298,28 @@ class SQLiteStore:
                 if db.in_transaction:
                     with suppress(sqlite3.Error):
                         db.execute("ROLLBACK")
-        return [Candidate(self._decode(data), 0.0, frozenset(stems.split()), score) for data, stems, score in found]
+        return [Candidate(self._searched(row), 0.0, frozenset(row[-2].split()), row[-1]) for row in found]
 
     def missing_vectors(
         self, model: str, *, limit: int = 256, tenant: str | None = None, after: tuple[str, str] | None = None
     ) -> list[Experience]:
+        """See ``VectorStore``. Reads only the records written since the model's mark, and moves
+        the mark forward at the end of a pass (a short page), so that finding nothing to do in a
+        fully indexed store is a few index seeks."""
+        move = None
         with self._reading() as db:
-            found = vector_table.missing(db, model, limit, tenant, after)
+            db.execute("BEGIN")  # one snapshot for the page and the mark
+            try:
+                found = vector_table.missing(db, model, limit, tenant, after)
+                if tenant is None and len(found) < limit:
+                    move = vector_table.next_mark(db, model, nothing_left=not found and after is None)
+            finally:
+                if db.in_transaction:
+                    with suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+        if move is not None and move[1] > move[0]:
+            with self._writing() as db:
+                vector_table.move_mark(db, model, move[1])
         return [self._decode(data, remember=False) for data in found]
 
     def count_missing_vectors(self, model: str, *, tenant: str | None = None) -> int:

@@ -221,6 +221,17 @@ def m006_vectors(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX vectors_seq ON vectors (tenant, model, seq)")
 
 
+def m007_vector_marks(db: sqlite3.Connection) -> None:
+    """``written`` orders record writes: each write transaction stamps the rows it inserts or
+    updates with one more than the largest stamp so far (rows from before this migration have 0).
+    ``vector_marks`` keeps, per model, a stamp up to which every record had a vector of that model
+    at its current revision: finding the records that still need one reads only the rows stamped
+    after it, not the whole table (see ``vector_table.missing``)."""
+    db.execute("ALTER TABLE experiences ADD COLUMN written INTEGER NOT NULL DEFAULT 0")
+    db.execute("CREATE INDEX experiences_written ON experiences (written)")
+    db.execute("CREATE TABLE vector_marks (model TEXT PRIMARY KEY, written INTEGER NOT NULL) WITHOUT ROWID")
+
+
 def m008_otlp_spans(db: sqlite3.Connection) -> None:
     """The OTLP span buffer (``store.spans``): spans that wait for their ancestors, per tenant and
     trace, with the time they arrived (Unix seconds) so the oldest are resolved first."""
@@ -245,6 +256,7 @@ MIGRATIONS: Sequence[Migration] = (
     m004_keys,
     m005_event_reads,
     m006_vectors,
+    m007_vector_marks,
     m008_otlp_spans,
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -31,6 +31,7 @@ from afteraction.errors import ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Scope
 from afteraction.store._sql import scope_predicate
 from afteraction.store.vector_index import AnnIndex, ExactIndex, IndexFiles, load_numpy, usearch_available
+from afteraction.store.vector_scoring import AMONG, best, matrix, records
 
 if TYPE_CHECKING:
     from afteraction.store.vector_index import Floats
@@ -122,8 +123,8 @@ class VectorSearch:
         now: int,
         limit: int,
         min_confidence: float,
-    ) -> list[tuple[str, str, float]]:
-        """(record JSON, stems, cosine) of the best ``limit`` eligible visible records."""
+    ) -> list[tuple[Any, ...]]:
+        """(``records.COLUMNS``..., stems, cosine) of the best ``limit`` eligible visible records."""
         np = load_numpy()
         try:
             query = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -156,21 +157,21 @@ class VectorSearch:
             if exhausted or k >= EXACT_AFTER:
                 return self._scan(db, query, visible, among, (model, *tail), limit)
             k *= GROWTH
-        return _records(db, _best(np, query, found, limit))
+        return records(db, best(np, query, found, limit))
 
     def _scan(
         self, db: sqlite3.Connection, query: Floats, visible: str, among: str, params: tuple[Any, ...], limit: int
-    ) -> list[tuple[str, str, float]]:
+    ) -> list[tuple[Any, ...]]:
         """Every eligible visible row with a current vector, scored exactly."""
         np = load_numpy()
         rows = db.execute(f"SELECT e.pk, v.vector {visible}", params).fetchall()
         if not rows:
             return []
-        scores = _matrix(np, [blob for _, blob in rows], len(query)) @ query
+        scores = matrix(np, [blob for _, blob in rows], len(query)) @ query
         top = np.argsort(-scores, kind="stable")[: 4 * limit]
         keys = [rows[i][0] for i in top]
         found = {pk: (id, blob) for pk, id, blob in db.execute(among, (json.dumps(keys), *params))}
-        return _records(db, _best(np, query, found, limit))
+        return records(db, best(np, query, found, limit))
 
     # keeping in step
 
@@ -224,7 +225,7 @@ class VectorSearch:
             keys = [pk for pk, _ in rows]
             held = entry.index.vectors(keys)
             present = np.asarray(entry.index.index.contains(np.asarray(keys, dtype=np.uint64)), dtype=bool)
-            stored = _matrix(np, [blob for _, blob in rows], entry.dimension)
+            stored = matrix(np, [blob for _, blob in rows], entry.dimension)
             for key, there, mine, theirs in zip(keys, present.reshape(-1), held, stored, strict=True):
                 if not there or not np.allclose(mine, theirs, atol=2e-3):
                     return f"its vector of record pk {key} differs from the database's"
@@ -244,7 +245,7 @@ class VectorSearch:
             "AND v.model = ? WHERE e.tenant = ? AND v.seq <= ? AND {where} LIMIT ?"
         )
         params = (entry.model, entry.tenant, entry.watermark)
-        rows = db.execute(sql.format(where=_AMONG), (*params, json.dumps(spread), SAMPLE)).fetchall()
+        rows = db.execute(sql.format(where=AMONG), (*params, json.dumps(spread), SAMPLE)).fetchall()
         first = db.execute(sql.format(where="1"), (*params, SAMPLE // 2)).fetchall()
         return list(dict(rows + first).items())
 
@@ -257,7 +258,7 @@ class VectorSearch:
             return
         np = load_numpy()
         latest: dict[int, bytes] = {record: blob for record, blob, _ in rows}
-        entry.index.upsert(list(latest), _matrix(np, list(latest.values()), entry.dimension))
+        entry.index.upsert(list(latest), matrix(np, list(latest.values()), entry.dimension))
         entry.watermark = rows[-1][2]
 
     # the ANN index
@@ -365,37 +366,6 @@ class VectorSearch:
                 log.warning("could not save the vector index of %r/%r: %s", entry.tenant, entry.model, exc)
 
 
-_AMONG = "e.pk IN (SELECT value FROM json_each(?))"
-_STEMS = "e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms"
-
-
 def _threads(vectors: int) -> int:
     """Every core for a large build; one for a small one, which then comes out the same every time."""
     return 0 if vectors >= 10_000 else 1
-
-
-def _matrix(np: Any, blobs: Sequence[bytes], dimension: int) -> Floats:
-    values = np.frombuffer(b"".join(blobs), dtype="<f4")
-    return values.reshape(len(blobs), dimension).astype(np.float32, copy=False)  # type: ignore[no-any-return]
-
-
-def _best(np: Any, query: Floats, found: dict[int, tuple[str, bytes]], limit: int) -> list[tuple[int, float]]:
-    """The best ``limit`` of ``found`` (pk → (id, float32 blob)), scored exactly: (pk, cosine)."""
-    if not found:
-        return []
-    keys = list(found)
-    scores = _matrix(np, [found[key][1] for key in keys], len(query)) @ query
-    ranked = sorted(
-        zip(scores.tolist(), keys, strict=True), key=lambda item: (item[0], found[item[1]][0]), reverse=True
-    )
-    return [(key, score) for score, key in ranked[:limit]]
-
-
-def _records(db: sqlite3.Connection, best: list[tuple[int, float]]) -> list[tuple[str, str, float]]:
-    """(record JSON, stems, cosine) of the chosen pks, in their order: the large columns are read
-    only for the records returned."""
-    if not best:
-        return []
-    sql = f"SELECT e.pk, e.data, {_STEMS} FROM experiences AS e WHERE {_AMONG}"
-    rows = {pk: (data, stems) for pk, data, stems in db.execute(sql, (json.dumps([pk for pk, _ in best]),))}
-    return [(*rows[pk], score) for pk, score in best if pk in rows]

@@ -7,6 +7,11 @@ key of the in-process indexes), the dimension, the float32 values as a little-en
 seen up to N catches up by reading the rows above N. ``put`` is one prepared statement run over
 the batch inside the caller's transaction; its ``SELECT ... WHERE e.revision = ?`` is the
 revision guard: a vector of a record that has moved on (or does not exist) is not written.
+
+Finding the records that need a vector (``missing``) reads only those stamped (``written``, m007)
+after the model's mark in ``vector_marks``: every record stamped up to the mark had a current
+vector of the model when the mark was set, and keeps it until it is written again (which stamps
+it anew). The store moves the mark at the end of a pass (``next_mark``, ``move_mark``).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Any
 from afteraction.errors import ValidationError
 from afteraction.store.base import StoredVector
 
-__all__ = ["count_missing", "encode", "missing", "put"]
+__all__ = ["count_missing", "encode", "mark", "missing", "move_mark", "next_mark", "put"]
 
 _LITTLE = sys.byteorder == "little"
 
@@ -32,12 +37,15 @@ _PUT = """
     ON CONFLICT (tenant, id, model) DO UPDATE SET record = excluded.record, revision = excluded.revision,
         dimension = excluded.dimension, vector = excluded.vector, seq = excluded.seq
 """
-_MISSING = """
-    SELECT e.data FROM experiences AS e
+#: Records stamped after the model's mark (m007) whose vector of the model is absent or stale.
+_NEEDING = """
+    FROM experiences AS e INDEXED BY experiences_written
     LEFT JOIN vectors AS v ON v.tenant = e.tenant AND v.id = e.id AND v.model = ?
-    WHERE {tenant} (e.tenant, e.id) > (?, ?) AND (v.revision IS NULL OR v.revision != e.revision)
-    ORDER BY e.tenant, e.id LIMIT ?
+    WHERE e.written > ? AND {tenant} (v.revision IS NULL OR v.revision != e.revision)
 """
+_PAGE = "{tenant} (e.tenant, e.id) > (?, ?) AND"
+_MISSING = f"SELECT e.data {_NEEDING.format(tenant=_PAGE)} ORDER BY e.tenant, e.id LIMIT ?"
+_MARK = "SELECT coalesce((SELECT written FROM vector_marks WHERE model = ?), -1)"
 
 
 def encode(vectors: Sequence[StoredVector]) -> list[tuple[Any, ...]]:
@@ -82,22 +90,46 @@ def put(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> int:
     return db.executemany(_PUT, batch).rowcount if batch else 0
 
 
+def mark(db: sqlite3.Connection, model: str) -> int:
+    """The stamp up to which every record had a current vector of ``model`` (-1: none known)."""
+    return int(db.execute(_MARK, (model,)).fetchone()[0])
+
+
 def missing(
     db: sqlite3.Connection, model: str, limit: int, tenant: str | None, after: tuple[str, str] | None
 ) -> list[str]:
-    """The stored JSON of records with no current vector of ``model``, in (tenant, id) order."""
+    """The stored JSON of records with no current vector of ``model``, in (tenant, id) order.
+    Only the records stamped after the model's mark are read."""
     if limit <= 0:
         return []
     start = after if after is not None else (tenant or "", "")
     where = "" if tenant is None else "e.tenant = ? AND"
-    params = (model, *([tenant] if tenant is not None else []), *start, limit)
+    params = (model, mark(db, model), *([tenant] if tenant is not None else []), *start, limit)
     return [data for (data,) in db.execute(_MISSING.format(tenant=where), params)]
 
 
 def count_missing(db: sqlite3.Connection, model: str, tenant: str | None) -> int:
-    where = "" if tenant is None else "WHERE e.tenant = ?"
-    sql = (
-        "SELECT count(*) FROM experiences AS e LEFT JOIN vectors AS v ON v.tenant = e.tenant AND v.id = e.id "
-        f"AND v.model = ? {where} {'AND' if where else 'WHERE'} (v.revision IS NULL OR v.revision != e.revision)"
+    where = "" if tenant is None else "e.tenant = ? AND"
+    sql = f"SELECT count(*) {_NEEDING.format(tenant=where)}"
+    return int(db.execute(sql, (model, mark(db, model), *([tenant] if tenant is not None else []))).fetchone()[0])
+
+
+def next_mark(db: sqlite3.Connection, model: str, *, nothing_left: bool = False) -> tuple[int, int]:
+    """(the model's mark, how far it may move now): up to just below the earliest stamp of a
+    record that still needs a vector, or to the latest stamp when none does. ``nothing_left``:
+    the caller has just found, in this snapshot, that no record of any tenant needs one."""
+    current = mark(db, model)
+    if not nothing_left:
+        first = db.execute(f"SELECT min(e.written) {_NEEDING.format(tenant='')}", (model, current)).fetchone()[0]
+        if first is not None:
+            return current, first - 1
+    return current, int(db.execute("SELECT coalesce(max(written), 0) FROM experiences").fetchone()[0])
+
+
+def move_mark(db: sqlite3.Connection, model: str, to: int) -> None:
+    """Move the model's mark forward to ``to`` (never back), inside the caller's write transaction."""
+    db.execute(
+        "INSERT INTO vector_marks (model, written) VALUES (?, ?) "
+        "ON CONFLICT (model) DO UPDATE SET written = max(written, excluded.written)",
+        (model, to),
     )
-    return int(db.execute(sql, (model, *([tenant] if tenant is not None else []))).fetchone()[0])

@@ -1,0 +1,85 @@
+"""Opening the SQLite store's connection: the file checked, switched to WAL, tuned and migrated.
+
+The driver never opens a transaction by itself (``isolation_level=None``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+from afteraction.errors import StoreError
+from afteraction.store.sqlite_schema import check_file, inspect, migrate
+
+__all__ = ["BUSY_TIMEOUT_MS", "connect", "locked"]
+
+BUSY_TIMEOUT_MS = 5_000
+_PRAGMAS = ("synchronous = NORMAL", "foreign_keys = ON", "cache_size = -32000", "temp_store = MEMORY")
+
+
+def locked(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
+
+
+def _use_wal(db: sqlite3.Connection, where: str) -> None:
+    """Switch to WAL. Two connections switching a new file at once can make one fail at once
+    with "locked" (SQLite does not wait there, to avoid a deadlock), so retry until the timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            break
+        except sqlite3.OperationalError as exc:
+            if not locked(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+    if str(mode).lower() != "wal":
+        raise StoreError(f"{where}: cannot switch to WAL journal mode (it stays {mode!r})")
+
+
+def _open(where: str) -> sqlite3.Connection:
+    try:
+        db = sqlite3.connect(where, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open {where}: {exc}") from exc
+    return db
+
+
+def _failed(db: sqlite3.Connection, where: str, exc: sqlite3.DatabaseError) -> StoreError:
+    db.close()
+    if locked(exc):
+        return StoreError(f"{where} stayed locked by another connection for {BUSY_TIMEOUT_MS} ms")
+    return StoreError(f"{where} is corrupted or not an SQLite database ({exc}); restore or move it")
+
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """The store's writing connection: the file checked, switched to WAL and migrated."""
+    where = str(path)
+    if isinstance(path, Path):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the directory of {where}: {exc}") from exc
+        check_file(path)
+    db = _open(where)
+    try:
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.execute("BEGIN")  # one snapshot: another process may be migrating this file right now
+        try:
+            inspect(db, where)
+        finally:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+        if isinstance(path, Path):
+            _use_wal(db, where)
+        for pragma in _PRAGMAS:
+            db.execute(f"PRAGMA {pragma}")
+        db.execute("PRAGMA mmap_size = 268435456")
+        migrate(db, where)
+    except sqlite3.DatabaseError as exc:
+        raise _failed(db, where, exc) from exc
+    except BaseException:
+        db.close()
+        raise
+    return db
