@@ -126,6 +126,14 @@ def parse_time(value: object, field: str) -> datetime:
             field,
             f"must be an RFC 3339 date-time with an offset, like 2026-01-01T10:00:00Z; got {value[:64]!r}",
         )
+    try:  # the C parser reads every text the pattern admits as below, or refuses it (a leap second, year 0)
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return _parse_matched(match, field)
+
+
+def _parse_matched(match: re.Match[str], field: str) -> datetime:
+    """An RFC 3339 text ``_RFC3339`` matched, read field by field."""
     year, month, day, hour, minute, second, fraction, offset = match.groups()
     micro = int((fraction or "0")[:6].ljust(6, "0"))
     if offset in ("Z", "z"):
