@@ -294,7 +294,7 @@ _TIMES = st.builds(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=1000, deadline=None)
 @given(_TIMES)
 def test_times_parse_the_same_by_either_reader(text: str) -> None:
     match = _check._RFC3339.match(text)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import Any, TypeAlias
 
 from afteraction.core.redact import REDACTED, is_secret_name, scrub_text
@@ -220,6 +221,12 @@ def _clean_text(text: str, limit: int) -> bool:
     return len(text) <= limit and scrub_text(text) == text
 
 
+@lru_cache(maxsize=8192)
+def _plain_key(key: str) -> bool:
+    """A key kept as it is: not secret-named, nothing to redact, within the key limit (keys repeat, so cached)."""
+    return not is_secret_name(key) and _clean_text(key, 256)
+
+
 def _clean(value: Any, limits: Limits, depth: int) -> bool:
     kind = type(value)
     if kind is dict:
@@ -227,7 +234,7 @@ def _clean(value: Any, limits: Limits, depth: int) -> bool:
             return False
         items: Any = value.values()
         for key in value:
-            if type(key) is not str or is_secret_name(key) or not _clean_text(key, 256):
+            if type(key) is not str or not _plain_key(key):
                 return False
     elif kind is list:
         if depth >= limits.max_depth or len(value) > limits.max_items:
