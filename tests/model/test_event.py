@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, FormatChecker
 
@@ -236,6 +236,7 @@ def _envelopes(draw: st.DrawFn) -> dict[str, Any]:
     return data
 
 
+@settings(suppress_health_check=[HealthCheck.too_slow])  # generation, not the code, is slow on a busy machine
 @given(_envelopes())
 def test_generated_events_round_trip(data: dict[str, Any]) -> None:
     event = Event.from_dict(data)
