@@ -150,6 +150,16 @@ def costed(server: Server, events: int, run: Any) -> tuple[float, float | None, 
     return rate, server_cpu, (client_after - client_before) / events * 1e6
 
 
+def median(runs: list[tuple[float, float | None, float]]) -> tuple[float, float | None, float]:
+    """The median of each column of the rounds' (events/s, server µs, client µs)."""
+    servers = [server for _, server, _ in runs if server is not None]
+    return (
+        statistics.median(rate for rate, _, _ in runs),
+        statistics.median(servers) if servers else None,
+        statistics.median(client for _, _, client in runs),
+    )
+
+
 @contextmanager
 def database(postgres: bool) -> Iterator[str]:
     """A new SQLite file, or a database in a throwaway PostgreSQL started as the tests start theirs."""
@@ -172,13 +182,23 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     result["backend"] = "PostgreSQL" if args.postgres else "SQLite"
     with database(args.postgres) as db, Server.start(db) as server:
         asyncio.run(single(server, 90_000_000, min(200, args.events), min(4, args.connections)))  # warm-up
-        print("single POST /events ...", file=sys.stderr, flush=True)
-        found = costed(server, args.events, lambda: single(server, 0, args.events, args.connections))
-        result["single_per_s"], result["single_server_us"], result["single_client_us"] = found
-        print("POST /events/batch ...", file=sys.stderr, flush=True)
-        start, total = 10_000_000, args.batches * args.batch_size
-        found = costed(server, total, lambda: batched(server, start, args.batches, args.batch_size))
-        result["batch_per_s"], result["batch_server_us"], result["batch_client_us"] = found
+        singles, batches = [], []
+        for n in range(args.rounds):  # new ids each round: every event is stored, none is a duplicate
+            print(f"round {n + 1}: single POST /events ...", file=sys.stderr, flush=True)
+            first, start = n * args.events, 10_000_000 + n * 1_000_000_000
+            singles.append(
+                costed(server, args.events, lambda f=first: single(server, f, args.events, args.connections))
+            )
+            print(f"round {n + 1}: POST /events/batch ...", file=sys.stderr, flush=True)
+            total = args.batches * args.batch_size
+            batches.append(costed(server, total, lambda s=start: batched(server, s, args.batches, args.batch_size)))
+        result["single_per_s"], result["single_server_us"], result["single_client_us"] = median(singles)
+        result["batch_per_s"], result["batch_server_us"], result["batch_client_us"] = median(batches)
+        result["rounds"] = args.rounds
+        result["batch_rounds"] = [round(rate) for rate, _, _ in batches]
+        result["single_rounds"] = [round(rate) for rate, _, _ in singles]
+        if not args.reads:
+            return result
         small = max(1, min(200, args.sessions // 5))
         asyncio.run(store_workflows(server, 0, small))
         result["small_sessions"] = small * 5
@@ -201,8 +221,10 @@ def table(r: dict[str, Any]) -> str:
         return f"server {'?' if server is None else f'{server:.0f}'} µs, client {client:.0f} µs"
 
     single, batch = r["single_per_s"], r["batch_per_s"]
+    rounds = "" if r["rounds"] == 1 else f"; median of {r['rounds']} rounds"
     lines = [
-        f"afteraction serve --dev ({r['backend']}), loopback; {r['cores']} cores, load {r['load']:.2f} at start",
+        f"afteraction serve --dev ({r['backend']}), loopback; {r['cores']} cores, "
+        f"load {r['load']:.2f} at start{rounds}",
         "| measurement | value | CPU per event | target |",
         "|---|---|---|---|",
         f"| single POST /events | {single:,.0f} events/s{mark('single_per_s', single)} "
@@ -210,6 +232,10 @@ def table(r: dict[str, Any]) -> str:
         f"| POST /events/batch | {batch:,.0f} events/s{mark('batch_per_s', batch)} "
         f"| {cpu(r['batch_server_us'], r['batch_client_us'])} | ≥ 20,000 events/s |",
     ]
+    if r["rounds"] > 1:
+        lines.append(f"| rounds, events/s | single {r['single_rounds']}, batch {r['batch_rounds']} | | |")
+    if "large" not in r:
+        return "\n".join(lines)
     for size, key in ((r["small_sessions"], "small"), (r["sessions"], "large")):
         for route in ("tree", "workflow"):
             p50, p95 = r[key][route]
@@ -229,11 +255,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=1000, help="events per batch (default 1000)")
     parser.add_argument("--sessions", type=int, default=100_000, help="sessions stored for the reads (default 100000)")
     parser.add_argument("--queries", type=int, default=500, help="reads timed per route and size (default 500)")
+    parser.add_argument("--rounds", type=int, default=1, help="ingest rounds; the table shows medians (default 1)")
+    parser.add_argument("--no-reads", dest="reads", action="store_false", help="measure the ingest only")
     parser.add_argument("--smoke", action="store_true", help="tiny sizes: checks that it still runs")
     parser.add_argument("--postgres", action="store_true", help="serve from a throwaway PostgreSQL, not SQLite")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     args = parser.parse_args(argv)
-    if min(args.events, args.connections, args.batches, args.batch_size, args.sessions, args.queries) <= 0:
+    if min(args.events, args.connections, args.batches, args.batch_size, args.sessions, args.queries, args.rounds) <= 0:
         parser.error("every size must be positive")
     if args.smoke:
         args.events, args.connections, args.batches, args.batch_size = 100, 4, 2, 100

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from afteraction.core.redact import _may_hold_secret, _scrub
 from afteraction.core.sanitize import is_secret_name, scrub_text
 
 # --- secret names --------------------------------------------------------------------------------------------------
@@ -273,3 +274,22 @@ def test_no_planted_secret_survives_in_text(planted: tuple[str, list[str]]) -> N
 def test_scrub_never_crashes_and_is_stable(text: str) -> None:
     once = scrub_text(text)
     assert scrub_text(once) == once
+
+
+# The quick pre-check in ``scrub_text`` only skips work: with it or without it, the same text comes out.
+_ANY_TEXT = st.one_of(
+    st.text(max_size=200),
+    st.text(ALNUM + " .,;:=@-_'\"\n/+", max_size=200),
+    texts_with_secrets().map(lambda planted: planted[0]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_ANY_TEXT)
+def test_the_quick_check_changes_no_output(text: str) -> None:
+    assert scrub_text(text) == _scrub(text)
+
+
+@pytest.mark.parametrize(("text", "secret", "kind"), SECRETS_IN_TEXT)
+def test_the_quick_check_sends_every_known_secret_to_the_scan(text: str, secret: str, kind: str) -> None:
+    assert _may_hold_secret(text)

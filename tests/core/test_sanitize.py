@@ -19,6 +19,7 @@ from afteraction.core.sanitize import (
     REDACTED,
     Limits,
     cut_text,
+    is_clean,
     is_secret_name,
     sanitize,
     sanitize_args,
@@ -208,3 +209,55 @@ def test_no_planted_secret_survives_sanitize_args(args: dict[str, Any], name: st
         dumped = json.dumps(sanitize_args(values, allow=allow), allow_nan=False)
         for secret in secrets:
             assert json.dumps(secret)[1:-1] not in dumped
+
+
+# --- is_clean: the quick check that lets a clean value be kept as it is --------------------------------------------
+
+JSON_VALUES = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(),
+        st.text(max_size=30),
+        st.text(ALNUM + " :=@-_", max_size=30),
+        texts_with_secrets().map(lambda planted: planted[0]),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=6),
+        st.dictionaries(st.one_of(KEYS, st.sampled_from(SECRET_NAMES), st.text(max_size=12)), inner, max_size=6),
+    ),
+    max_leaves=40,
+)
+SMALL = Limits(max_depth=3, max_fields=4, max_items=4, max_string=24)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(JSON_VALUES, st.sampled_from([LIMITS, SMALL]))
+def test_a_value_called_clean_is_exactly_what_sanitize_makes_of_it(value: Any, limits: Limits) -> None:
+    if is_clean(value, limits):
+        assert sanitize(value, limits=limits) == value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"password": "x"},
+        {"note": "key sk-proj-abcdefghijklmnop0123456789"},
+        {"a": float("nan")},
+        {"a": (1, 2)},
+        {"a": b"bytes"},
+        {1: "non-string key"},
+        {"a": "x" * 5000},
+        {"a": list(range(65))},
+        {str(n): n for n in range(65)},
+        {"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": {"i": 1}}}}}}}}},
+    ],
+)
+def test_values_sanitize_would_change_are_not_clean(value: Any) -> None:
+    assert not is_clean(value)
+
+
+def test_ordinary_payloads_are_clean() -> None:
+    assert is_clean({"tool": "lookup_order", "args": {"order": 7, "note": "status pending", "ok": True, "x": None}})
+    assert is_clean([1.5, "plain words, nothing secret", {"max_tokens": 512}])

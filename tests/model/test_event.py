@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, FormatChecker
 
 from afteraction.errors import ValidationError
-from afteraction.model import AGENT_ROLES, EVENT_TYPES, Event
+from afteraction.model import AGENT_ROLES, EVENT_TYPES, Event, _check
 from tests.conftest import CONFORMANCE
 
 AEP = CONFORMANCE / "aep"
@@ -236,6 +236,7 @@ def _envelopes(draw: st.DrawFn) -> dict[str, Any]:
     return data
 
 
+@settings(suppress_health_check=[HealthCheck.too_slow])  # generation, not the code, is slow on a busy machine
 @given(_envelopes())
 def test_generated_events_round_trip(data: dict[str, Any]) -> None:
     event = Event.from_dict(data)
@@ -274,3 +275,40 @@ def test_null_optional_fields_are_rejected_as_the_schema_does(field: str) -> Non
     with pytest.raises(ValidationError) as info:
         Event.from_dict(event)
     assert info.value.field == field
+
+
+# The C date-time parser reads the texts the RFC 3339 pattern admits exactly as the field-by-field reading does.
+_TIMES = st.builds(
+    "{:04d}-{:02d}-{:02d}{}{:02d}:{:02d}:{:02d}{}{}".format,
+    st.integers(0, 9999),
+    st.integers(0, 13),
+    st.integers(0, 32),
+    st.sampled_from("Tt "),
+    st.integers(0, 24),
+    st.integers(0, 60),
+    st.integers(0, 61),
+    st.one_of(st.just(""), st.text("0123456789", min_size=1, max_size=9).map(lambda digits: "." + digits)),
+    st.one_of(
+        st.sampled_from(["Z", "z"]),
+        st.builds("{}{:02d}:{:02d}".format, st.sampled_from("+-"), st.integers(0, 25), st.integers(0, 61)),
+    ),
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_TIMES)
+def test_times_parse_the_same_by_either_reader(text: str) -> None:
+    match = _check._RFC3339.match(text)
+    assert match is not None
+    try:
+        slow: datetime | str = _check._parse_matched(match, "time")
+    except ValidationError as exc:
+        slow = exc.rule
+    try:
+        fast: datetime | str = _check.parse_time(text, "time")
+    except ValidationError as exc:
+        fast = exc.rule
+    assert fast == slow
+    if isinstance(fast, datetime) and isinstance(slow, datetime):
+        assert fast.utcoffset() == slow.utcoffset()
+        assert (fast.year, fast.microsecond) == (slow.year, slow.microsecond)

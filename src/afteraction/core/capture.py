@@ -14,7 +14,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from afteraction.core.sanitize import Limits, cut_text, sanitize, sanitize_args, scrub_text
+from afteraction.core.sanitize import Limits, cut_text, is_clean, sanitize, sanitize_args, scrub_text
 from afteraction.errors import ValidationError
 from afteraction.model import Attempt, Event, Run, ToolCall
 
@@ -139,15 +139,16 @@ def clean_event(event: Event, limits: Limits) -> Event:
     ``limits``), its envelope (ids, times, types) as sent. Raises ValidationError naming the field
     of a value that is not JSON. The signature is kept as received: it was verified before this
     and no longer matches once something was redacted, which is the point."""
-    payload = sanitize(dict(event.payload), field="payload", limits=limits)
     changes: dict[str, Any] = {}
-    if payload != event.payload:
-        changes["payload"] = payload
+    if not is_clean(event.payload, limits):  # most payloads are: kept as they are, not copied and compared
+        payload = sanitize(dict(event.payload), field="payload", limits=limits)
+        if payload != event.payload:
+            changes["payload"] = payload
     if event.subject is not None and (subject := clean_text(event.subject, limits)) != event.subject:
         changes["subject"] = subject
     if event.labels is not None and (labels := clean_env(event.labels)) != dict(event.labels):
         changes["labels"] = labels
-    if event.extensions is not None:
+    if event.extensions is not None and not is_clean(event.extensions, limits):
         extensions = sanitize(dict(event.extensions), field="extensions", limits=limits)
         if extensions != event.extensions:
             changes["extensions"] = extensions

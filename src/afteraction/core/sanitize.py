@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import Any, TypeAlias
 
 from afteraction.core.redact import REDACTED, is_secret_name, scrub_text
@@ -33,6 +34,7 @@ __all__ = [
     "CutMarkers",
     "Limits",
     "cut_text",
+    "is_clean",
     "is_secret_name",
     "sanitize",
     "sanitize_args",
@@ -205,6 +207,55 @@ def sanitize(value: Any, *, field: str = "value", allow: Collection[str] | None 
     at ``field``) of a value that is not JSON-serializable or of a mapping with a non-string key.
     """
     return _Walk(limits, allow).value(value, field, 0)
+
+
+def is_clean(value: Any, limits: Limits = LIMITS) -> bool:
+    """Whether ``sanitize(value, limits=limits)`` (no allow-list) would only copy ``value``: plain JSON types all
+    the way down, within every limit, no secret-named key, nothing ``scrub_text`` would replace. A quick check
+    that builds nothing, so a caller holding a value that is already clean (most ingested payloads) can keep it
+    instead of walking it twice (copy, then compare). False says only "not sure": ``sanitize`` decides."""
+    return _clean(value, limits, 0)
+
+
+def _clean_text(text: str, limit: int) -> bool:
+    return len(text) <= limit and scrub_text(text) == text
+
+
+@lru_cache(maxsize=8192)
+def _plain_key(key: str) -> bool:
+    """A key kept as it is: not secret-named, nothing to redact, within the key limit (keys repeat, so cached)."""
+    return not is_secret_name(key) and _clean_text(key, 256)
+
+
+def _clean(value: Any, limits: Limits, depth: int) -> bool:
+    kind = type(value)
+    if kind is dict:
+        if depth >= limits.max_depth or len(value) > limits.max_fields:
+            return False
+        items: Any = value.values()
+        for key in value:
+            if type(key) is not str or not _plain_key(key):
+                return False
+    elif kind is list:
+        if depth >= limits.max_depth or len(value) > limits.max_items:
+            return False
+        items = value
+    elif kind is str:
+        return _clean_text(value, limits.max_string)
+    elif kind is float:
+        return math.isfinite(value)
+    else:
+        return value is None or kind is bool or kind is int
+    for item in items:
+        kind = type(item)
+        if kind is str:
+            if not _clean_text(item, limits.max_string):
+                return False
+        elif kind is int or kind is bool or item is None:
+            continue
+        elif not _clean(item, limits, depth + 1):
+            return False
+    return True
 
 
 def sanitize_args(

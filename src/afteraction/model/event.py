@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import attrgetter
 from typing import Any, Literal
 
 from afteraction.errors import ValidationError
@@ -41,6 +42,11 @@ _OPTIONAL_STRINGS = (
     "tenant",
 )
 _KNOWN = frozenset((*_REQUIRED, *_OPTIONAL_STRINGS, "agent_role", "labels", "extensions", "signature"))
+_REQUIRED_SET = frozenset(_REQUIRED)
+_NOT_NULL = tuple(sorted(_KNOWN.difference(_REQUIRED)))
+_TYPES = frozenset(EVENT_TYPES)
+_IDS = (("id", _check.MAX_ID), ("source", 1024), ("session_id", _check.MAX_ID), ("trace_id", _check.MAX_ID))
+_optional_strings = attrgetter(*_OPTIONAL_STRINGS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,16 +81,17 @@ class Event:
     def __post_init__(self) -> None:
         if self.specversion != SPECVERSION:
             raise ValidationError("specversion", f"must be {SPECVERSION!r}, got {str(self.specversion)[:20]!r}")
-        for name in ("id", "source", "session_id", "trace_id"):
-            _check.text(getattr(self, name), name, limit=_check.MAX_ID if name != "source" else 1024)
-        if self.type not in EVENT_TYPES:
+        for name, limit in _IDS:
+            value = getattr(self, name)
+            if type(value) is not str or len(value) > limit or not value.strip():
+                _check.text(value, name, limit=limit)  # raises, naming the rule
+        if not (isinstance(self.type, str) and self.type in _TYPES):
             raise ValidationError("type", f"must be one of the 12 core types; got {str(self.type)[:64]!r}")
         object.__setattr__(self, "instant", _check.parse_time(self.time, "time"))
         _check.mapping(self.payload, "payload")
         if self.agent_role is not None and self.agent_role not in AGENT_ROLES:
             raise ValidationError("agent_role", f"must be one of {', '.join(AGENT_ROLES)}; got {self.agent_role!r}")
-        for name in _OPTIONAL_STRINGS:
-            value = getattr(self, name)
+        for name, value in zip(_OPTIONAL_STRINGS, _optional_strings(self), strict=True):
             if value is not None and not isinstance(value, str):
                 raise ValidationError(name, f"must be a string, got {type(value).__name__}")
         if self.labels is not None:
@@ -100,16 +107,20 @@ class Event:
     def from_dict(cls, data: object) -> Event:
         """Validate a decoded JSON object against the AEP 0.2.0 envelope and build the Event."""
         items = _check.mapping(data, "event")
-        for name in _REQUIRED:
-            if name not in items:
-                raise ValidationError(name, "is required")
+        if not items.keys() >= _REQUIRED_SET:
+            for name in _REQUIRED:
+                if name not in items:
+                    raise ValidationError(name, "is required")
         if not isinstance(items["time"], str):
             raise ValidationError("time", "must be an RFC 3339 date-time string")
         if not isinstance(items["type"], str):
             raise ValidationError("type", "must be a string")
-        for key in _KNOWN.difference(_REQUIRED):
-            if key in items and items[key] is None:
-                raise ValidationError(key, "must not be null (leave it out instead)")
+        if None in items.values():
+            for key in _NOT_NULL:
+                if key in items and items[key] is None:
+                    raise ValidationError(key, "must not be null (leave it out instead)")
+        if items.keys() <= _KNOWN:  # the usual event: no fields beyond the envelope's
+            return cls(**items)
         known = {key: value for key, value in items.items() if key in _KNOWN}
         extra = {key: value for key, value in items.items() if key not in _KNOWN}
         return cls(**known, extra=extra)

@@ -32,6 +32,16 @@ from typing import Any, Protocol, runtime_checkable
 from afteraction.model import Event
 from afteraction.model._check import format_time
 from afteraction.store.base import Store
+from afteraction.store.event_writes import (
+    SessionRow,
+    by_tenant,
+    event_json,
+    fresh,
+    micros,
+    session_rows,
+    split,
+    type_counts,
+)
 
 __all__ = [
     "MAX_TREE_DEPTH",
@@ -44,6 +54,7 @@ __all__ = [
     "StoredEvent",
     "Tree",
     "by_tenant",
+    "event_json",
     "fresh",
     "instant",
     "matching",
@@ -61,12 +72,6 @@ MAX_TREE_DEPTH = 64
 MAX_TREE_SESSIONS = 10_000
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_MICROSECOND = timedelta(microseconds=1)
-
-
-def micros(value: datetime) -> int:
-    """An instant as integer microseconds since the Unix epoch (UTC): how instants are stored."""
-    return (value - _EPOCH) // _MICROSECOND
 
 
 def instant(value: int) -> str:
@@ -206,21 +211,6 @@ class EventStore(Protocol):
     def close(self) -> None: ...
 
 
-@dataclass(slots=True)
-class SessionRow:
-    """What one write adds to one session: folded into the stored row by each backend's upsert."""
-
-    trace_id: str
-    parent: str | None
-    source: str
-    started_at: int
-    ended_at: int
-    events: int
-
-    def values(self) -> tuple[str, str | None, str, int, int, int]:
-        return (self.trace_id, self.parent, self.source, self.started_at, self.ended_at, self.events)
-
-
 def open_events(url: str, *, checkpoint_every: float | None = None) -> EventStore:
     """The event store a database URL names: an SQLite file, or a PostgreSQL database shared by
     every replica (the ``postgres`` extra). ConfigError for anything else. ``checkpoint_every``
@@ -241,61 +231,6 @@ def open_events(url: str, *, checkpoint_every: float | None = None) -> EventStor
     from afteraction.store.postgres_events import PostgresEvents
 
     return PostgresEvents(PostgresStore(target))
-
-
-def session_rows(new: Sequence[Event]) -> dict[str, SessionRow]:
-    """The new events of one tenant, folded per session (the parent is the first one given)."""
-    rows: dict[str, SessionRow] = {}
-    for event in new:
-        at = micros(event.instant)
-        parent = event.parent_session_id or None  # the SDKs send "" for a root session
-        found = rows.get(event.session_id)
-        if found is None:
-            rows[event.session_id] = SessionRow(event.trace_id, parent, event.source, at, at, 1)
-            continue
-        if at < found.started_at:
-            found.started_at, found.source = at, event.source
-        found.ended_at = max(found.ended_at, at)
-        found.events += 1
-        if found.parent is None:
-            found.parent = parent
-    return rows
-
-
-def type_counts(new: Sequence[Event]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for event in new:
-        counts[event.type] = counts.get(event.type, 0) + 1
-    return counts
-
-
-def by_tenant(groups: Sequence[tuple[str, Sequence[Event]]]) -> dict[str, list[Event]]:
-    """The groups' events joined per tenant, in order (one write per tenant, not per group)."""
-    joined: dict[str, list[Event]] = {}
-    for tenant, events in groups:
-        joined.setdefault(tenant, []).extend(events)
-    return joined
-
-
-def split(groups: Sequence[tuple[str, Sequence[Event]]], added: dict[str, list[bool]]) -> list[list[bool]]:
-    """Each group's share of its tenant's results, in the order of ``by_tenant``."""
-    taken = dict.fromkeys(added, 0)
-    results = []
-    for tenant, events in groups:
-        start = taken[tenant]
-        results.append(added[tenant][start : start + len(events)])
-        taken[tenant] = start + len(events)
-    return results
-
-
-def fresh(events: Sequence[Event], stored: set[str]) -> list[bool]:
-    """For each event, whether it is new: not in ``stored`` and not earlier in ``events``."""
-    seen = set(stored)
-    added = []
-    for event in events:
-        added.append(event.id not in seen)
-        seen.add(event.id)
-    return added
 
 
 def tree(store: EventStore, tenant: str, id: str) -> tuple[Tree, bool] | None:

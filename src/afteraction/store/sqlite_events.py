@@ -8,7 +8,6 @@ The rules it keeps are those of ``afteraction.store.events``.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -26,6 +25,7 @@ from afteraction.store.events import (
     StoredEvent,
     Tree,
     by_tenant,
+    event_json,
     fresh,
     micros,
     session_rows,
@@ -57,13 +57,6 @@ _UPSERT_COUNT = (
     "ON CONFLICT (tenant, type) DO UPDATE SET events = events + excluded.events"
 )
 _COLUMNS = "id, trace_id, parent_session_id, source, started_at, ended_at, events"
-
-
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # made once, not per event
-
-
-def _data(event: Event) -> str:
-    return _encode(event.to_dict())
 
 
 class _Checkpointer:
@@ -164,25 +157,17 @@ class SQLiteEvents:
             stored.update(id for (id,) in db.execute(sql, (tenant, *ids)))
         added = fresh(events, stored)
         new = [event for event, is_new in zip(events, added, strict=True) if is_new]
+        instants = [micros(e.instant) for e in new]
         db.executemany(
             _INSERT_EVENT,
             [
-                (
-                    tenant,
-                    e.id,
-                    e.session_id,
-                    e.trace_id,
-                    e.parent_session_id or None,
-                    e.type,
-                    micros(e.instant),
-                    _data(e),
-                )
-                for e in new
+                (tenant, e.id, e.session_id, e.trace_id, e.parent_session_id or None, e.type, at, event_json(e))
+                for e, at in zip(new, instants, strict=True)
             ],
         )
         db.executemany(
             _UPSERT_SESSION,
-            [(tenant, id, *r.values()) for id, r in session_rows(new).items()],
+            [(tenant, id, *r.values()) for id, r in session_rows(new, instants).items()],
         )
         db.executemany(_UPSERT_COUNT, [(tenant, type, n) for type, n in type_counts(new).items()])
         return added
