@@ -11,11 +11,11 @@ full scope predicate. The schema, its migrations and the checks at open live in
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
@@ -29,6 +29,7 @@ from afteraction.store.base import Candidate, check_page
 from afteraction.store.postgres_schema import TABLE, check_privileges, explain, migrate
 from afteraction.store.postgres_search import search_sql
 from afteraction.store.postgres_vectors import PostgresVectors, create_vector_indexes
+from afteraction.store.postgres_write_schema import PUT, PUT_ARGUMENTS
 
 __all__ = ["POOL_OPTIONS", "PostgresStore", "pool_options", "redact", "row"]
 
@@ -39,7 +40,9 @@ _PAGE = 500
 _DATA = COLUMNS.index("data")
 
 _COLUMNS = ", ".join(f'"{c}"' if c == "user" else c for c in COLUMNS)
-_TYPES = (*["text"] * 12, "float8", *["timestamptz"] * 3, "integer", *["text"] * 4)
+#: One record stored: ``afteraction_put`` (m007) sets the tenant and inserts it, in the call's
+#: own transaction; the casts keep the prepared statement's types the same for every record.
+_PUT = f"SELECT {PUT}({', '.join(f'%s::{kind}' for _, kind in PUT_ARGUMENTS)})"
 _ROW = f"({', '.join(['%s'] * len(COLUMNS))})"
 _UPDATE = f"""
     WITH changed AS (
@@ -55,6 +58,7 @@ _ROWS_PER_INSERT = 500
 _SET = "SELECT set_config(%s, %s, true)"  # for this transaction only
 
 Result = tuple[int, list[tuple[Any, ...]]]
+T = TypeVar("T")
 
 
 def _batch(db: psycopg.Connection[tuple[Any, ...]], statements: Sequence[tuple[str, Sequence[Any]]]) -> list[Result]:
@@ -167,13 +171,18 @@ class PostgresStore(PostgresVectors):
         read only, when None), sent in one round trip; each one's (row count, rows). Tried
         again on another connection, ``retries`` times, when the connection is lost."""
         setting = ("afteraction.all_tenants", "on") if tenant is None else ("afteraction.tenant", tenant)
+        return self._retrying(lambda db: _batch(db, [(_SET, setting), *statements])[1:], retries)
+
+    def _retrying(self, work: Callable[[psycopg.Connection[tuple[Any, ...]]], T], retries: int = RETRIES) -> T:
+        """``work`` on a pooled connection, tried again on another one, ``retries`` times, when
+        the connection is lost; any other failure is a StoreError at once."""
         for attempt in range(retries + 1):
             pool = self._pool
             if pool is None:
                 raise StoreError(f"the store at {self._where} is closed")
             try:
                 with pool.connection() as db:
-                    return _batch(db, [(_SET, setting), *statements])[1:]
+                    return work(db)
             except psycopg.Error as exc:
                 if _lost(exc):
                     pool.check()  # drop the other connections that died with this one
@@ -203,6 +212,9 @@ class PostgresStore(PostgresVectors):
         return self.put_many([experience]) == 1
 
     def put_many(self, experiences: Sequence[Experience]) -> int:
+        if len(experiences) == 1 and isinstance(experiences[0], Experience):
+            one = row(experiences[0])  # one prepared call (m007), its own transaction
+            return int(self._retrying(lambda db: db.execute(_PUT, one).fetchall()[0][0]))
         by_tenant: dict[str, list[tuple[Any, ...]]] = {}
         for i, experience in enumerate(experiences):
             if not isinstance(experience, Experience):
