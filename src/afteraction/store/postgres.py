@@ -1,11 +1,13 @@
 """PostgresStore: one PostgreSQL shared by every agent host and service replica.
 
-psycopg 3 with a connection pool (the ``postgres`` extra). Every operation is one transaction,
-sent as one simple query in one round trip, that begins by setting ``afteraction.tenant`` for
-that transaction from the caller's scope: row-level security (``postgres_schema``) then hides
-every other tenant's rows from whatever the transaction runs, and the queries also carry the
-full scope predicate. The schema, its migrations and the checks at open live in
-``postgres_schema``; the search statement in ``postgres_search``.
+psycopg 3 with a connection pool (the ``postgres`` extra). Every operation is one transaction
+in one round trip that begins by setting ``afteraction.tenant`` for that transaction from the
+caller's scope: row-level security (``postgres_schema``) then hides every other tenant's rows
+from whatever the transaction runs, and the queries also carry the full scope predicate. Most
+are one simple query (the setting and the statements); storing one record is one call of
+``afteraction_put`` (``postgres_write_schema``), which sets the tenant itself. The schema, its
+migrations and the checks at open live in ``postgres_schema``; the search statement in
+``postgres_search``.
 """
 
 from __future__ import annotations
@@ -41,7 +43,9 @@ _DATA = COLUMNS.index("data")
 
 _COLUMNS = ", ".join(f'"{c}"' if c == "user" else c for c in COLUMNS)
 #: One record stored: ``afteraction_put`` (m007) sets the tenant and inserts it, in the call's
-#: own transaction; the casts keep the prepared statement's types the same for every record.
+#: own transaction. Its parameters are bound by the server; it is not a named prepared statement
+#: (PgBouncer in transaction mode may run each call on another server connection), and needs
+#: none: the statement is short, and PL/pgSQL caches the plan of the INSERT inside.
 _PUT = f"SELECT {PUT}({', '.join(f'%s::{kind}' for _, kind in PUT_ARGUMENTS)})"
 _ROW = f"({', '.join(['%s'] * len(COLUMNS))})"
 _UPDATE = f"""
@@ -130,10 +134,9 @@ class PostgresStore(PostgresVectors):
     StoreError, naming what to do, when it cannot), then keeps a pool of
     ``min_size`` to ``max_size`` connections (also settable as URL options, see ``pool_options``).
 
-    Every operation is one transaction sent in pipeline mode: ``BEGIN``, setting the tenant,
-    the statement and ``COMMIT`` travel together. When the connection drops during one, it is
-    tried again on another connection (``RETRIES`` times): each is idempotent, and a
-    transaction cut off midway leaves nothing behind."""
+    Every operation is one transaction in one round trip. When the connection drops during
+    one, it is tried again on another connection (``RETRIES`` times): each is idempotent, and
+    a transaction cut off midway leaves nothing behind."""
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0) -> None:
         url, options = pool_options(re.sub(r"^(postgres(?:ql)?)\+[a-z0-9]+://", r"\1://", url))
@@ -213,8 +216,8 @@ class PostgresStore(PostgresVectors):
 
     def put_many(self, experiences: Sequence[Experience]) -> int:
         if len(experiences) == 1 and isinstance(experiences[0], Experience):
-            one = row(experiences[0])  # one prepared call (m007), its own transaction
-            return int(self._retrying(lambda db: db.execute(_PUT, one).fetchall()[0][0]))
+            one = row(experiences[0])  # one short call (m007), its own transaction
+            return int(self._retrying(lambda db: db.execute(_PUT, one, prepare=False).fetchall()[0][0]))
         by_tenant: dict[str, list[tuple[Any, ...]]] = {}
         for i, experience in enumerate(experiences):
             if not isinstance(experience, Experience):

@@ -1,13 +1,14 @@
-"""The PostgreSQL migration of the write path (m007): one prepared call stores one record.
+"""The PostgreSQL migration of the write path (m007): one short call stores one record.
 
 A ``put`` used to be one simple query (setting the tenant, then ``INSERT … VALUES`` with every
 value quoted into the text): the server parsed and planned a 3-4 kB statement each time, and
 the client quoted 21 values. ``PUT`` is a function that sets the tenant for its own transaction
-and inserts the row, so a ``put`` is one prepared statement (``SELECT afteraction_put($1, …)``)
-in one round trip, its plan cached by PL/pgSQL for the session; measured in
-``benchmarks/bench_postgres.py`` (docs/postgres.md). The function runs with the caller's
-rights (``SECURITY INVOKER``, the default): row-level security checks the row it inserts as
-it checks any other, and the stems (``TERMS``) are still kept by m005's trigger.
+and inserts the row, so a ``put`` is one short statement (``SELECT afteraction_put($1, …)``,
+parameters bound by the server) in one round trip, the INSERT's plan cached by PL/pgSQL for
+the session (measured in ``benchmarks/bench_postgres.py``, docs/postgres.md). The function
+runs with the caller's rights (``SECURITY INVOKER``, the default): row-level security checks
+the row it inserts as it checks any other, and the stems (``TERMS``) are still kept by m005's
+trigger.
 
 It lives apart from ``postgres_schema`` (the tables and the migration runner) only to keep
 each file to one concept; ``postgres_schema.MIGRATIONS`` lists it in order with the others.
