@@ -210,17 +210,22 @@ def hnsw_check(url: str, queries: list[str], limit: int = 10) -> tuple[bool, flo
     return used, recalls[0], recalls[1]
 
 
-def _write(url: str, start: int, n: int, ready: Any, go: Any, spent: Any) -> None:
-    """One writer process (one host): its own store, ``n`` lessons, one ``put`` each; puts
-    the CPU seconds its puts took in ``spent``."""
+def _write(url: str, start: int, n: int, batch: int, ready: Any, go: Any, spent: Any) -> None:
+    """One writer process (one host): its own store, ``n`` lessons, one ``put`` each (or one
+    ``put_many`` per ``batch`` of them when ``batch`` > 1); puts the CPU seconds its writes took
+    in ``spent``."""
     lessons = corpus.experiences(start, n)
     store = PostgresStore(url, max_size=1)
     try:
         ready.wait()
         go.wait()
         cpu = time.process_time()
-        for experience in lessons:
-            store.put(experience)
+        if batch == 1:
+            for experience in lessons:
+                store.put(experience)
+        else:
+            for first in range(0, n, batch):
+                store.put_many(lessons[first : first + batch])
         spent.put(time.process_time() - cpu)
     finally:
         store.close()
@@ -235,14 +240,16 @@ def server_cpu(cluster: Cluster | None) -> float:
     return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-def concurrent_writes(url: str, total: int, cluster: Cluster | None = None, writers: int = WRITERS) -> dict[str, float]:
+def concurrent_writes(
+    url: str, total: int, cluster: Cluster | None = None, writers: int = WRITERS, batch: int = 1
+) -> dict[str, float]:
     """Lessons stored per second by ``writers`` processes into an empty table, and the CPU each
     lesson cost the writers and the server; checks that every lesson is stored exactly once."""
     each = total // writers
     context = multiprocessing.get_context("spawn")
     ready, go, spent = context.Barrier(writers + 1), context.Barrier(writers + 1), context.Queue()
     starts = [_WRITES_START + n * each for n in range(writers)]
-    processes = [context.Process(target=_write, args=(url, s, each, ready, go, spent)) for s in starts]
+    processes = [context.Process(target=_write, args=(url, s, each, batch, ready, go, spent)) for s in starts]
     for process in processes:
         process.start()
     ready.wait()  # every writer has generated its lessons and opened its store
@@ -333,22 +340,24 @@ def rls(url: str, force: str) -> None:
             db.execute(f"ALTER TABLE {table} {force} ROW LEVEL SECURITY")
 
 
-def writes(n: int, url: str | None, cluster: Cluster | None, writers: int) -> dict[str, float]:
+def writes(n: int, url: str | None, cluster: Cluster | None, writers: int, batch: int = 1) -> dict[str, float]:
     if cluster is None:
         assert url is not None
         with psycopg.connect(url, autocommit=True) as db:
             db.execute(f"TRUNCATE {TABLE}, {TERMS}")
-        return concurrent_writes(url, n, writers=writers)
+        return concurrent_writes(url, n, writers=writers, batch=batch)
     with psycopg.connect(cluster.admin_url, autocommit=True) as db:
         db.execute("DROP DATABASE IF EXISTS writes WITH (FORCE)")
     try:
-        return concurrent_writes(cluster.database("writes"), n, cluster, writers)
+        return concurrent_writes(cluster.database("writes"), n, cluster, writers, batch)
     finally:
         with psycopg.connect(cluster.admin_url, autocommit=True) as db:
             db.execute("DROP DATABASE IF EXISTS writes WITH (FORCE)")
 
 
-def table(results: list[dict[str, Any]], runs: list[dict[str, float]], n_writes: int, writers: int) -> str:
+def table(
+    results: list[dict[str, Any]], runs: list[dict[str, float]], n_writes: int, writers: int, batch: int = 1
+) -> str:
     lines = [
         "| lessons | store | text p50 | text p95 | hybrid p50 | hybrid p95 | RLS cost (text p50) | HNSW | load |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -370,7 +379,8 @@ def table(results: list[dict[str, Any]], runs: list[dict[str, float]], n_writes:
     server = statistics.median(r["server_us"] for r in runs)
     lines.append("")
     lines.append(
-        f"{writers} concurrent writers (processes), {n_writes:,} lessons, one put each, synchronous_commit on: "
+        f"{writers} concurrent writers (processes), {n_writes:,} lessons, "
+        f"{'one put each' if batch == 1 else f'put_many of {batch}'}, synchronous_commit on: "
         f"{statistics.median(r['per_s'] for r in runs):,.0f} lessons/s (runs: {rates}); none lost, none duplicated. "
         f"CPU per lesson: {client:,.0f} µs in the writer (stemming, serializing, the driver), "
         f"{server:,.0f} µs in the server: {1e6 / (client + server):,.0f} lessons/s per core busy"
@@ -394,14 +404,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=200, help="queries timed per size (default 200)")
     parser.add_argument("--writes", type=int, default=8_000, help="lessons the 16 writers store (default 8000)")
     parser.add_argument("--write-runs", type=int, default=2, help="times the writers are measured (default 2)")
+    parser.add_argument(
+        "--write-batch", type=int, default=1, help="lessons per put_many in each writer (default 1: one put each)"
+    )
     parser.add_argument("--url", help="an existing PostgreSQL database to use (its afteraction table is truncated)")
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA, help="where the loaded cluster is kept")
     parser.add_argument("--no-cache", action="store_true", help="a fresh cluster, removed afterwards")
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, no cache: checks that it still runs")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     args = parser.parse_args(argv)
-    if args.queries <= 0 or args.writes < WRITERS or args.write_runs <= 0:
-        parser.error(f"--queries and --write-runs must be positive, --writes at least {WRITERS}")
+    if args.queries <= 0 or args.writes < WRITERS or args.write_runs <= 0 or args.write_batch <= 0:
+        parser.error(f"--queries, --write-runs and --write-batch must be positive, --writes at least {WRITERS}")
     sizes, n_queries, n_writes, runs, writers = args.sizes, args.queries, args.writes, args.write_runs, WRITERS
     if args.smoke:
         sizes, n_queries, n_writes, runs, writers = [300], 20, 40, 1, 2
@@ -411,11 +424,11 @@ def main(argv: list[str] | None = None) -> int:
         for size in sizes:
             print(f"measuring {size:,} lessons", file=sys.stderr, flush=True)
             results.append(measure(size, n_queries, args.url, cluster))
-        rates = [writes(n_writes, args.url, cluster, writers) for _ in range(runs)]
+        rates = [writes(n_writes, args.url, cluster, writers, args.write_batch) for _ in range(runs)]
     if args.json:
         print(json.dumps({"searches": results, "writes": rates, "targets": TARGETS}, indent=2))
     else:
-        print(table(results, rates, n_writes, writers))
+        print(table(results, rates, n_writes, writers, args.write_batch))
     return 0
 
 

@@ -90,6 +90,30 @@ def test_an_old_database_upgrades_without_losing_a_row(pg_url: str) -> None:
         store.close()
 
 
+def test_a_database_at_m006_upgrades_to_the_one_call_put_without_losing_a_row(pg_url: str) -> None:
+    before = MIGRATIONS[: [m.__name__ for m in MIGRATIONS].index("m007_put_function")]
+    originals = [experience(f"exp-{i}") for i in range(3)] + [experience("g-1", scope=GLOBEX)]
+    with connect(pg_url) as db:
+        migrate(db, "test", before)
+        columns = 'tenant, id, app, project, team, agent, "user", task_id, task, summary, lesson, status, ' + (
+            "confidence, created_at, updated_at, expires_at, revision, data, task_terms, summary_terms, lesson_terms"
+        )
+        for original in originals:  # as the store at m006 wrote them: the tenant set, then the row
+            with db.transaction():
+                db.execute("SELECT set_config('afteraction.tenant', %s, true)", (original.scope.tenant,))
+                db.execute(f"INSERT INTO {TABLE} ({columns}) VALUES ({', '.join(['%s'] * 21)})", row(original))
+    store = PostgresStore(pg_url)
+    try:
+        assert sorted(e.id for e in store.iter_all()) == sorted(e.id for e in originals)
+        assert store.put(originals[1]) is False  # still there: not inserted twice
+        assert store.put(experience("new", scope=GLOBEX)) is True
+        now = originals[0].created_at
+        assert sorted(c.experience.id for c in store.search_text(GLOBEX, ["refund"], now=now)) == ["g-1", "new"]
+        assert store.get(SCOPE, "exp-2") == originals[2] and store.count(SCOPE) == 3
+    finally:
+        store.close()
+
+
 def test_a_newer_schema_asks_to_upgrade(pg_url: str) -> None:
     PostgresStore(pg_url).close()
     with connect(pg_url) as db:

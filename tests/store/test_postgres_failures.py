@@ -111,3 +111,24 @@ def test_an_update_cut_off_once_is_applied_once(store: PostgresStore, pg_cluster
     updated = store.update(changed, expected_revision=1)
     assert ender() == 1
     assert updated.revision == 2 and store.get(SCOPE, "exp-1") == updated
+
+
+def test_a_put_cut_off_once_is_tried_again_and_stored_once(
+    store: PostgresStore, pg_cluster: Cluster, pg_url: str
+) -> None:
+    ender = cut(pg_cluster, pg_url, "one", cuts=1)
+    assert store.put(experience("one")) is True  # one call of afteraction_put, its own transaction
+    assert ender() == 1
+    assert stored(pg_url, pg_cluster) == [("acme", "one")]
+    assert store.put(experience("one")) is False
+
+
+def test_a_put_cut_off_every_time_fails_cleanly_and_stores_nothing(
+    store: PostgresStore, pg_cluster: Cluster, pg_url: str
+) -> None:
+    ender = cut(pg_cluster, pg_url, "one", cuts=RETRIES + 1)
+    with pytest.raises(StoreError, match=r"PostgreSQL store .* failed: .*terminat"):
+        store.put(experience("one", scope=GLOBEX))
+    assert ender() == RETRIES + 1
+    assert stored(pg_url, pg_cluster) == []
+    assert store.put(experience("one", scope=GLOBEX)) is True

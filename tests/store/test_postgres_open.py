@@ -9,7 +9,18 @@ from psycopg.conninfo import conninfo_to_dict
 
 from afteraction.errors import ConfigError, StoreError
 from afteraction.store.postgres import PostgresStore, pool_options
-from afteraction.store.postgres_schema import MIGRATIONS_TABLE, TABLE, TERMS, VECTOR_MODELS, VECTORS
+from afteraction.store.postgres_schema import (
+    EVENT_COUNTS,
+    EVENTS,
+    FUNCTIONS,
+    KEYS_TABLE,
+    MIGRATIONS_TABLE,
+    SESSIONS,
+    TABLE,
+    TERMS,
+    VECTOR_MODELS,
+    VECTORS,
+)
 from tests.pg import PASSWORD, PASSWORD_ROLE, Cluster
 
 pytestmark = pytest.mark.postgres
@@ -106,4 +117,15 @@ def test_a_role_missing_privileges_is_told_the_grants(pg_cluster: Cluster, pg_ur
     with psycopg.connect(pg_url, autocommit=True) as db:
         db.execute(f"GRANT SELECT, INSERT, UPDATE ON {VECTORS} TO afteraction_low")
         db.execute(f"GRANT SELECT, INSERT ON {VECTOR_MODELS} TO afteraction_low")
+    grants = f"GRANT SELECT, INSERT ON {EVENTS} TO <this role>; GRANT SELECT, INSERT, UPDATE ON {SESSIONS} TO"
+    with pytest.raises(StoreError, match=f"lacks privileges.*{grants}.*ON {EVENT_COUNTS} .*ON {KEYS_TABLE} TO"):
+        PostgresStore(low)  # the service's tables (events, keys): one role serves both
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        db.execute(f"GRANT SELECT, INSERT ON {EVENTS} TO afteraction_low")
+        db.execute(f"GRANT SELECT, INSERT, UPDATE ON {SESSIONS}, {EVENT_COUNTS}, {KEYS_TABLE} TO afteraction_low")
+        db.execute(f"REVOKE EXECUTE ON FUNCTION {FUNCTIONS[0]} FROM PUBLIC")  # as a hardened database would
+    with pytest.raises(StoreError, match=r"lacks privileges.*GRANT EXECUTE ON FUNCTION afteraction_put\(text, "):
+        PostgresStore(low)
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        db.execute(f"GRANT EXECUTE ON FUNCTION {FUNCTIONS[0]} TO afteraction_low")
     PostgresStore(low).close()

@@ -19,7 +19,17 @@ from afteraction.model import Scope, Status
 from afteraction.store.admin import upgrade
 from afteraction.store.base import StoredVector
 from afteraction.store.postgres import PostgresStore
-from afteraction.store.postgres_schema import MIGRATIONS_TABLE, TABLE, TERMS, VECTOR_MODELS, VECTORS
+from afteraction.store.postgres_schema import (
+    EVENT_COUNTS,
+    EVENTS,
+    KEYS_TABLE,
+    MIGRATIONS_TABLE,
+    SESSIONS,
+    TABLE,
+    TERMS,
+    VECTOR_MODELS,
+    VECTORS,
+)
 from afteraction.store.postgres_vectors import index_name, search_settings, search_sql
 from tests.conformance.builders import NOW, SCOPE, experience, scoped
 from tests.hybrid_doubles import Letters
@@ -162,6 +172,8 @@ def test_a_role_that_does_not_own_the_table_searches_exactly_until_the_owner_bui
         db.execute(f"GRANT SELECT, INSERT, DELETE ON {TERMS} TO afteraction_runner")
         db.execute(f"GRANT SELECT ON {MIGRATIONS_TABLE} TO afteraction_runner")
         db.execute(f"GRANT SELECT, INSERT ON {VECTOR_MODELS} TO afteraction_runner")
+        db.execute(f"GRANT SELECT, INSERT ON {EVENTS} TO afteraction_runner")
+        db.execute(f"GRANT SELECT, INSERT, UPDATE ON {SESSIONS}, {EVENT_COUNTS}, {KEYS_TABLE} TO afteraction_runner")
     runner_url = pg_cluster.url(database, "afteraction_runner")
     vectors = Clustered(4)
     runner = PostgresStore(runner_url)

@@ -1,21 +1,23 @@
 """PostgresStore: one PostgreSQL shared by every agent host and service replica.
 
-psycopg 3 with a connection pool (the ``postgres`` extra). Every operation is one transaction,
-sent as one simple query in one round trip, that begins by setting ``afteraction.tenant`` for
-that transaction from the caller's scope: row-level security (``postgres_schema``) then hides
-every other tenant's rows from whatever the transaction runs, and the queries also carry the
-full scope predicate. The schema, its migrations and the checks at open live in
-``postgres_schema``; the search statement in ``postgres_search``.
+psycopg 3 with a connection pool (the ``postgres`` extra). Every operation is one transaction
+in one round trip that begins by setting ``afteraction.tenant`` for that transaction from the
+caller's scope: row-level security (``postgres_schema``) then hides every other tenant's rows
+from whatever the transaction runs, and the queries also carry the full scope predicate. Most
+are one simple query (the setting and the statements); storing one record is one call of
+``afteraction_put`` (``postgres_write_schema``), which sets the tenant itself. The schema, its
+migrations and the checks at open live in ``postgres_schema``; the search statement in
+``postgres_search``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
@@ -29,6 +31,7 @@ from afteraction.store.base import Candidate, check_page
 from afteraction.store.postgres_schema import TABLE, check_privileges, explain, migrate
 from afteraction.store.postgres_search import search_sql
 from afteraction.store.postgres_vectors import PostgresVectors, create_vector_indexes
+from afteraction.store.postgres_write_schema import PUT, PUT_ARGUMENTS
 
 __all__ = ["POOL_OPTIONS", "PostgresStore", "pool_options", "redact", "row"]
 
@@ -39,7 +42,11 @@ _PAGE = 500
 _DATA = COLUMNS.index("data")
 
 _COLUMNS = ", ".join(f'"{c}"' if c == "user" else c for c in COLUMNS)
-_TYPES = (*["text"] * 12, "float8", *["timestamptz"] * 3, "integer", *["text"] * 4)
+#: One record stored: ``afteraction_put`` (m007) sets the tenant and inserts it, in the call's
+#: own transaction. Its parameters are bound by the server; it is not a named prepared statement
+#: (PgBouncer in transaction mode may run each call on another server connection), and needs
+#: none: the statement is short, and PL/pgSQL caches the plan of the INSERT inside.
+_PUT = f"SELECT {PUT}({', '.join(f'%s::{kind}' for _, kind in PUT_ARGUMENTS)})"
 _ROW = f"({', '.join(['%s'] * len(COLUMNS))})"
 _UPDATE = f"""
     WITH changed AS (
@@ -55,6 +62,7 @@ _ROWS_PER_INSERT = 500
 _SET = "SELECT set_config(%s, %s, true)"  # for this transaction only
 
 Result = tuple[int, list[tuple[Any, ...]]]
+T = TypeVar("T")
 
 
 def _batch(db: psycopg.Connection[tuple[Any, ...]], statements: Sequence[tuple[str, Sequence[Any]]]) -> list[Result]:
@@ -126,10 +134,9 @@ class PostgresStore(PostgresVectors):
     StoreError, naming what to do, when it cannot), then keeps a pool of
     ``min_size`` to ``max_size`` connections (also settable as URL options, see ``pool_options``).
 
-    Every operation is one transaction sent in pipeline mode: ``BEGIN``, setting the tenant,
-    the statement and ``COMMIT`` travel together. When the connection drops during one, it is
-    tried again on another connection (``RETRIES`` times): each is idempotent, and a
-    transaction cut off midway leaves nothing behind."""
+    Every operation is one transaction in one round trip. When the connection drops during
+    one, it is tried again on another connection (``RETRIES`` times): each is idempotent, and
+    a transaction cut off midway leaves nothing behind."""
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0) -> None:
         url, options = pool_options(re.sub(r"^(postgres(?:ql)?)\+[a-z0-9]+://", r"\1://", url))
@@ -167,13 +174,18 @@ class PostgresStore(PostgresVectors):
         read only, when None), sent in one round trip; each one's (row count, rows). Tried
         again on another connection, ``retries`` times, when the connection is lost."""
         setting = ("afteraction.all_tenants", "on") if tenant is None else ("afteraction.tenant", tenant)
+        return self._retrying(lambda db: _batch(db, [(_SET, setting), *statements])[1:], retries)
+
+    def _retrying(self, work: Callable[[psycopg.Connection[tuple[Any, ...]]], T], retries: int = RETRIES) -> T:
+        """``work`` on a pooled connection, tried again on another one, ``retries`` times, when
+        the connection is lost; any other failure is a StoreError at once."""
         for attempt in range(retries + 1):
             pool = self._pool
             if pool is None:
                 raise StoreError(f"the store at {self._where} is closed")
             try:
                 with pool.connection() as db:
-                    return _batch(db, [(_SET, setting), *statements])[1:]
+                    return work(db)
             except psycopg.Error as exc:
                 if _lost(exc):
                     pool.check()  # drop the other connections that died with this one
@@ -203,6 +215,9 @@ class PostgresStore(PostgresVectors):
         return self.put_many([experience]) == 1
 
     def put_many(self, experiences: Sequence[Experience]) -> int:
+        if len(experiences) == 1 and isinstance(experiences[0], Experience):
+            one = row(experiences[0])  # one short call (m007), its own transaction
+            return int(self._retrying(lambda db: db.execute(_PUT, one, prepare=False).fetchall()[0][0]))
         by_tenant: dict[str, list[tuple[Any, ...]]] = {}
         for i, experience in enumerate(experiences):
             if not isinstance(experience, Experience):

@@ -34,13 +34,17 @@ from afteraction.store.postgres_service_schema import (
     m004_keys,
     m008_otlp_spans,
 )
+from afteraction.store.postgres_write_schema import PUT, PUT_ARGUMENTS, m007_put_function
 
 __all__ = [
     "EVENTS",
     "EVENT_COUNTS",
+    "FUNCTIONS",
     "KEYS_TABLE",
     "MIGRATIONS",
     "MIGRATIONS_TABLE",
+    "PRIVILEGES",
+    "PUT",
     "SCHEMA_VERSION",
     "SESSIONS",
     "TABLE",
@@ -222,6 +226,7 @@ MIGRATIONS: Sequence[Migration] = (
     m004_keys,
     m005_search_under_row_level_security,
     m006_vectors,
+    m007_put_function,
     m008_otlp_spans,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -316,14 +321,21 @@ def require_vector(cur: psycopg.Cursor[tuple[object, ...]], where: str) -> None:
         ) from exc
 
 
-#: What the application role needs on afteraction's tables once they exist.
+#: What the application role needs on afteraction's tables once they exist (the service's
+#: events and keys tables too: one role serves both).
 PRIVILEGES = {
     TABLE: ("SELECT", "INSERT", "UPDATE"),
     TERMS: ("SELECT", "INSERT", "DELETE"),
     MIGRATIONS_TABLE: ("SELECT",),
     VECTORS: ("SELECT", "INSERT", "UPDATE"),
     VECTOR_MODELS: ("SELECT", "INSERT"),
+    EVENTS: ("SELECT", "INSERT"),
+    SESSIONS: ("SELECT", "INSERT", "UPDATE"),
+    EVENT_COUNTS: ("SELECT", "INSERT", "UPDATE"),
+    KEYS_TABLE: ("SELECT", "INSERT", "UPDATE"),
 }
+#: And EXECUTE on the write path's function (PUBLIC has it unless an administrator revoked it).
+FUNCTIONS = (f"{PUT}({', '.join(kind for _, kind in PUT_ARGUMENTS)})",)
 
 
 def check_privileges(db: psycopg.Connection[tuple[object, ...]], where: str) -> None:
@@ -336,6 +348,11 @@ def check_privileges(db: psycopg.Connection[tuple[object, ...]], where: str) -> 
                 found = cur.fetchone()
                 if found is None or not found[0]:
                     missing.append((table, privilege))
+        for function in FUNCTIONS:
+            cur.execute("SELECT has_function_privilege(%s, 'EXECUTE')", (function,))
+            found = cur.fetchone()
+            if found is None or not found[0]:
+                missing.append((f"FUNCTION {function}", "EXECUTE"))
     if missing:
         grants = "; ".join(
             f"GRANT {', '.join(p for t, p in missing if t == table)} ON {table} TO <this role>"
