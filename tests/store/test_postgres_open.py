@@ -15,6 +15,7 @@ from afteraction.store.postgres_schema import (
     FUNCTIONS,
     KEYS_TABLE,
     MIGRATIONS_TABLE,
+    OTLP_SPANS,
     SESSIONS,
     TABLE,
     TERMS,
@@ -123,6 +124,10 @@ def test_a_role_missing_privileges_is_told_the_grants(pg_cluster: Cluster, pg_ur
     with psycopg.connect(pg_url, autocommit=True) as db:
         db.execute(f"GRANT SELECT, INSERT ON {EVENTS} TO afteraction_low")
         db.execute(f"GRANT SELECT, INSERT, UPDATE ON {SESSIONS}, {EVENT_COUNTS}, {KEYS_TABLE} TO afteraction_low")
+    with pytest.raises(StoreError, match=f"lacks privileges.*GRANT SELECT, INSERT, DELETE ON {OTLP_SPANS} TO"):
+        PostgresStore(low)  # the OTLP span buffer
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        db.execute(f"GRANT SELECT, INSERT, DELETE ON {OTLP_SPANS} TO afteraction_low")
         db.execute(f"REVOKE EXECUTE ON FUNCTION {FUNCTIONS[0]} FROM PUBLIC")  # as a hardened database would
     with pytest.raises(StoreError, match=r"lacks privileges.*GRANT EXECUTE ON FUNCTION afteraction_put\(text, "):
         PostgresStore(low)

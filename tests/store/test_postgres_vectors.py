@@ -24,6 +24,7 @@ from afteraction.store.postgres_schema import (
     EVENTS,
     KEYS_TABLE,
     MIGRATIONS_TABLE,
+    OTLP_SPANS,
     SESSIONS,
     TABLE,
     TERMS,
@@ -174,6 +175,7 @@ def test_a_role_that_does_not_own_the_table_searches_exactly_until_the_owner_bui
         db.execute(f"GRANT SELECT, INSERT ON {VECTOR_MODELS} TO afteraction_runner")
         db.execute(f"GRANT SELECT, INSERT ON {EVENTS} TO afteraction_runner")
         db.execute(f"GRANT SELECT, INSERT, UPDATE ON {SESSIONS}, {EVENT_COUNTS}, {KEYS_TABLE} TO afteraction_runner")
+        db.execute(f"GRANT SELECT, INSERT, DELETE ON {OTLP_SPANS} TO afteraction_runner")
     runner_url = pg_cluster.url(database, "afteraction_runner")
     vectors = Clustered(4)
     runner = PostgresStore(runner_url)

@@ -29,6 +29,7 @@ from afteraction.store.postgres_service_schema import (
     EVENT_COUNTS,
     EVENTS,
     KEYS_TABLE,
+    OTLP_SPANS,
     SESSIONS,
     m003_events,
     m004_keys,
@@ -43,6 +44,7 @@ __all__ = [
     "KEYS_TABLE",
     "MIGRATIONS",
     "MIGRATIONS_TABLE",
+    "OTLP_SPANS",
     "PRIVILEGES",
     "PUT",
     "SCHEMA_VERSION",
@@ -333,6 +335,7 @@ PRIVILEGES = {
     SESSIONS: ("SELECT", "INSERT", "UPDATE"),
     EVENT_COUNTS: ("SELECT", "INSERT", "UPDATE"),
     KEYS_TABLE: ("SELECT", "INSERT", "UPDATE"),
+    OTLP_SPANS: ("SELECT", "INSERT", "DELETE"),
 }
 #: And EXECUTE on the write path's function (PUBLIC has it unless an administrator revoked it).
 FUNCTIONS = (f"{PUT}({', '.join(kind for _, kind in PUT_ARGUMENTS)})",)
