@@ -245,6 +245,22 @@ def test_row_level_security_hides_and_refuses_other_tenants_rows(pg_url: str) ->
         assert db.execute("SELECT count(*) FROM afteraction_events").fetchone() == (1,)
 
 
+@pytest.mark.postgres
+def test_the_service_tables_policies_read_the_tenant_once_per_statement(pg_url: str) -> None:
+    """m008: each policy on events, sessions and counts reads ``current_setting`` in a sub-select
+    (evaluated once per statement), never once per row, and still allows what it allowed."""
+    open_events(pg_url).close()
+    with psycopg.connect(pg_url) as db:
+        rows = db.execute(
+            "SELECT tablename, policyname, coalesce(qual, '') || ' ' || coalesce(with_check, '') FROM pg_policies "
+            "WHERE tablename IN ('afteraction_events', 'afteraction_sessions', 'afteraction_event_counts')"
+        ).fetchall()
+    assert len(rows) == 12
+    for table, policy, expressions in rows:
+        calls = expressions.count("current_setting(")
+        assert calls and expressions.count("SELECT current_setting(") == calls, (table, policy, expressions)
+
+
 def test_sqlite_trees_workflows_and_ranges_read_by_index_never_by_scan(tmp_path: Path) -> None:
     store = SQLiteEvents(SQLiteStore(tmp_path / "e.db"))
     store.add_many("a", [event(f"e{i}", session=f"s{i}", parent="s0") for i in range(50)])
