@@ -10,11 +10,12 @@ through ``TERMS`` (tenant, stem, record), with equalities a btree serves under t
    fewer than ``PER_RESULT`` per result asked, as the SQLite store narrows its search; when
    every stem fits, every stem chooses and the result is exact. When even the rarest stem is
    held by more than ``BUDGET`` records, it alone chooses, and only its ``BUDGET`` newest.
-3. Scope, eligibility and scores on the candidates only (each stem's ``tsquery`` made once, not
-   once per candidate and stem; measured at 1M lessons, 100 queries: 11.4 → 8.8 ms p50 in the server): a row's score is the sum over the
-   query's stems it holds of ``ts_rank`` for that stem (task weighted A, summary B, lesson C)
-   times the stem's rarity (``ln(1 + matched / holding)``), counted among the rows the caller
-   may use, so rows of other scopes never weigh in a score (unlike SQLite's FTS5).
+3. Scope, eligibility and scores on the candidates only (each stem's ``tsquery`` made once,
+   not once per candidate and stem: at 1M lessons, 11.4 → 8.8 ms p50 in the server): a row's
+   score is the sum over the query's stems it holds of ``ts_rank`` for that stem (task
+   weighted A, summary B, lesson C) times the stem's rarity (``ln(1 + matched / holding)``),
+   counted among the rows the caller may use, so rows of other scopes never weigh in a score
+   (unlike SQLite's FTS5).
 
 What is bounded is which rows are considered, not how they score: a row holding only stems
 far commoner than the rarest ones is not considered when the rarest ones fill the budget.
