@@ -27,9 +27,10 @@ from functools import lru_cache
 import corpus
 import numpy as np
 
+from afteraction import Experience
 from afteraction.core.text import embedding_text
 
-__all__ = ["DIM", "MODEL", "Projection", "lesson_vectors"]
+__all__ = ["DIM", "MODEL", "Projection", "lesson_vector", "lesson_vectors"]
 
 DIM = 384
 MODEL = "bench-projection@1"
@@ -54,13 +55,18 @@ def _unit(vector: np.ndarray) -> np.ndarray:
     return vector / np.float32(norm) if norm > 0 else _gaussian("empty")
 
 
+def lesson_vector(case: corpus.Case, experience: Experience) -> np.ndarray:
+    """The vector of one corpus lesson (``experience`` is ``corpus.experience(case)``)."""
+    noise = np.random.default_rng(case.index).standard_normal(DIM).astype(np.float32) / np.float32(DIM**0.5)
+    return _unit(_gaussian(f"t:{case.topic}") + 0.7 * _text(embedding_text(experience)) + 0.3 * noise)
+
+
 def lesson_vectors(start: int, n: int) -> list[tuple[str, str, str]]:
     """(tenant, id, vector literal) of corpus lessons ``start`` .. ``start + n - 1``."""
     out = []
     for case in corpus.cases(n, start=start):
         experience = corpus.experience(case)
-        noise = np.random.default_rng(case.index).standard_normal(DIM).astype(np.float32) / np.float32(DIM**0.5)
-        vector = _unit(_gaussian(f"t:{case.topic}") + 0.7 * _text(embedding_text(experience)) + 0.3 * noise)
+        vector = lesson_vector(case, experience)
         out.append((experience.scope.tenant, experience.id, "[" + ",".join(f"{x:.6g}" for x in vector) + "]"))
     return out
 

@@ -13,6 +13,7 @@ import pytest
 from afteraction.errors import ConfigError
 from afteraction.model import Event
 from afteraction.store import events as contract
+from afteraction.store import postgres_events
 from afteraction.store.events import EventStore, matching, micros, open_events, tree, workflow
 from afteraction.store.sqlite import SQLiteStore
 from afteraction.store.sqlite_events import SQLiteEvents
@@ -146,6 +147,33 @@ def test_a_tree_past_the_cap_says_it_was_cut(store: EventStore, monkeypatch: pyt
     assert len(found[0].children) == 2 and found[1] is True
 
 
+def test_a_tree_larger_than_one_fetch_is_walked_to_the_same_tree(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL fetches a small tree whole in one statement and walks a larger one level by
+    level: both give the tree the walk defines, loops and order included."""
+    store.add_many(
+        "a",
+        [
+            event("r", session="r", parent="q"),
+            event("q", session="q", parent="r"),
+            *(event(f"k{i}", f"2026-01-01T10:00:0{9 - i}Z", session=f"k{i}", parent="r") for i in range(4)),
+            *(event(f"g{i}", session=f"g{i}", parent=f"k{i % 2}") for i in range(3)),
+        ],
+    )
+
+    def shape(found: tuple[contract.Tree, bool] | None) -> object:
+        assert found is not None
+        return [(c.session.id, [g.session.id for g in c.children]) for c in found[0].children], found[1]
+
+    whole = shape(tree(store, "a", "r"))
+    assert whole == ([("q", []), ("k3", []), ("k2", []), ("k1", ["g1"]), ("k0", ["g0", "g2"])], False)
+    monkeypatch.setattr(postgres_events, "TREE_PREFETCH", 3)
+    assert shape(tree(store, "a", "r")) == whole
+    monkeypatch.setattr(contract, "MAX_TREE_SESSIONS", 4)
+    assert shape(tree(store, "a", "r")) == ([("q", []), ("k3", []), ("k2", [])], True)
+
+
 def test_a_workflow_is_its_trace_as_a_forest_even_with_loops(store: EventStore) -> None:
     store.add_many(
         "a",
@@ -243,6 +271,22 @@ def test_row_level_security_hides_and_refuses_other_tenants_rows(pg_url: str) ->
         db.rollback()
         db.execute("SELECT set_config('afteraction.tenant', 'a', false)")
         assert db.execute("SELECT count(*) FROM afteraction_events").fetchone() == (1,)
+
+
+@pytest.mark.postgres
+def test_the_service_tables_policies_read_the_tenant_once_per_statement(pg_url: str) -> None:
+    """m009: each policy on events, sessions and counts reads ``current_setting`` in a sub-select
+    (evaluated once per statement), never once per row, and still allows what it allowed."""
+    open_events(pg_url).close()
+    with psycopg.connect(pg_url) as db:
+        rows = db.execute(
+            "SELECT tablename, policyname, coalesce(qual, '') || ' ' || coalesce(with_check, '') FROM pg_policies "
+            "WHERE tablename IN ('afteraction_events', 'afteraction_sessions', 'afteraction_event_counts')"
+        ).fetchall()
+    assert len(rows) == 12
+    for table, policy, expressions in rows:
+        calls = expressions.count("current_setting(")
+        assert calls and expressions.count("SELECT current_setting(") == calls, (table, policy, expressions)
 
 
 def test_sqlite_trees_workflows_and_ranges_read_by_index_never_by_scan(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import psycopg
@@ -35,7 +35,7 @@ from afteraction.store.events import (
 from afteraction.store.postgres import PostgresStore
 from afteraction.store.postgres_schema import EVENT_COUNTS, EVENTS, SESSIONS
 
-__all__ = ["PostgresEvents"]
+__all__ = ["TREE_PREFETCH", "PostgresEvents"]
 
 _INSERT_EVENTS = f"""
     INSERT INTO {EVENTS} (tenant, id, session_id, trace_id, parent_session_id, type, at, data)
@@ -69,23 +69,58 @@ def _data(event: Event) -> str:
     return _encode(event.to_dict())
 
 
-class _Reader:
-    """Session lookups of one tenant in one transaction (one round trip each, one view for a walk)."""
+#: Sessions a tree's first statement fetches with its root; a larger tree is walked level by level.
+TREE_PREFETCH = 256
+_SUBTREE = f"""
+    WITH RECURSIVE subtree AS (
+        SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s AND id = %s
+        UNION
+        SELECT {", ".join(f"s.{c}" for c in _COLUMNS.split(", "))}
+        FROM subtree AS t JOIN {SESSIONS} AS s ON s.tenant = %s AND s.parent_session_id = t.id
+    )
+    SELECT {_COLUMNS} FROM (SELECT * FROM subtree LIMIT %s) AS found ORDER BY started_at, id
+"""
 
-    def __init__(self, cur: psycopg.Cursor[tuple[Any, ...]], tenant: str) -> None:
-        self._cur, self._tenant = cur, tenant
+
+class _Reader:
+    """Session lookups of one tenant for one walk. Its first statement goes in one round trip
+    with the tenant setting (``PostgresStore._run``); ``session`` fetches with the root its
+    whole subtree when it holds at most ``TREE_PREFETCH`` sessions (a recursive query, which
+    ``UNION`` keeps from looping on a cycle of parents), and ``children`` then answers from it:
+    a tree costs one round trip instead of one per level plus BEGIN, the setting and COMMIT.
+    Any later statement (a larger tree) runs in one transaction opened for the rest of the walk."""
+
+    def __init__(self, store: PostgresStore, tenant: str, rest: ExitStack) -> None:
+        self._store, self._tenant, self._rest = store, tenant, rest
+        self._cur: psycopg.Cursor[tuple[Any, ...]] | None = None
+        self._first = True
+        self._subtree: list[Session] = []  # a whole subtree, by start then id, when one was fetched
+        self._reached: set[str] = set()
 
     def _sessions(self, sql: str, params: Sequence[Any]) -> list[Session]:
-        self._cur.execute(sql, params)
-        return [Session(*row) for row in self._cur.fetchall()]
+        if self._first:
+            self._first = False
+            [(_, rows)] = self._store._run(self._tenant, [(sql, params)])
+        else:
+            if self._cur is None:
+                self._cur = self._rest.enter_context(self._store._transaction(self._tenant))
+            self._cur.execute(sql, params)
+            rows = self._cur.fetchall()
+        return [Session(*row) for row in rows]
 
     def session(self, id: str) -> Session | None:
-        found = self._sessions(f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s AND id = %s", (self._tenant, id))
-        return found[0] if found else None
+        found = self._sessions(_SUBTREE, (self._tenant, id, self._tenant, TREE_PREFETCH + 1))
+        root = next((session for session in found if session.id == id), None)
+        if root is not None and len(found) <= TREE_PREFETCH:
+            self._subtree, self._reached = found, {session.id for session in found}
+        return root
 
     def children(self, parents: Sequence[str], *, limit: int) -> list[Session]:
+        wanted = set(parents)
+        if wanted and wanted <= self._reached:  # every child of a session of the subtree is in it
+            return [session for session in self._subtree if session.parent_session_id in wanted][:limit]
         sql = (
-            f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s AND parent_session_id = ANY(%s) "
+            f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s AND parent_session_id = ANY(%s::text[]) "
             "ORDER BY started_at, id LIMIT %s"
         )
         return self._sessions(sql, (self._tenant, list(parents), limit))
@@ -156,12 +191,12 @@ class PostgresEvents:
 
     @contextmanager
     def reading(self, tenant: str) -> Iterator[SessionReader]:
-        with self.store._transaction(tenant) as cur:
-            yield _Reader(cur, tenant)
+        with ExitStack() as rest:
+            yield _Reader(self.store, tenant, rest)
 
     def session(self, tenant: str, id: str) -> Session | None:
-        with self.reading(tenant) as reader:
-            return reader.session(id)
+        rows = self._rows(tenant, f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s AND id = %s", (tenant, id))
+        return Session(*rows[0]) if rows else None
 
     def sessions(self, tenant: str, *, limit: int, before: tuple[int, str] | None = None) -> list[Session]:
         sql = f"SELECT {_COLUMNS} FROM {SESSIONS} WHERE tenant = %s"
