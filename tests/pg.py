@@ -85,8 +85,9 @@ def _readable(path: Path) -> None:
 class Cluster:
     """A running PostgreSQL server in ``root``; ``stop`` ends it and removes its files."""
 
-    def __init__(self, *, durable: bool = False, data: Path | None = None) -> None:
+    def __init__(self, *, durable: bool = False, data: Path | None = None, shared_buffers: str | None = None) -> None:
         self.bin = bindir()
+        self.shared_buffers = shared_buffers or ("512MB" if durable else "128MB")
         self.user = _system_user()
         self.durable = durable
         self.root = Path(tempfile.mkdtemp(prefix="aa-pg-"))
@@ -142,7 +143,7 @@ class Cluster:
             "listen_addresses": "",
             "unix_socket_directories": str(self.root),
             "max_connections": "200",
-            "shared_buffers": "512MB" if self.durable else "128MB",
+            "shared_buffers": self.shared_buffers,
         }
         if not self.durable:
             settings.update(fsync="off", synchronous_commit="off", full_page_writes="off")
