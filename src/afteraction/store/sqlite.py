@@ -62,6 +62,22 @@ _SEARCH = f"""
     ) AS found CROSS JOIN experiences AS e ON e.pk = found.pk
     ORDER BY found.bm25, found.pk
 """
+# The same search over the ``?`` best-scored rows of the whole index only: FTS5 orders them by
+# itself, and only those are looked up in the table (see ``sqlite_terms.CAPPED``).
+_SEARCH_CAPPED = f"""
+    SELECT {records.COLUMNS}, found.pk, found.bm25, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
+    FROM (
+        SELECT e.pk AS pk, best.bm25 AS bm25
+        FROM (
+            SELECT rowid AS pk, bm25(experiences_fts, 2.0, 1.0, 1.0, 0.0) AS bm25
+            FROM experiences_fts WHERE experiences_fts MATCH ? ORDER BY bm25, rowid LIMIT ?
+        ) AS best CROSS JOIN experiences AS e ON e.pk = best.pk
+        WHERE {{scope}}
+          AND e.status IN ({_ELIGIBLE}) AND e.confidence >= ? AND (e.expires_at IS NULL OR e.expires_at > ?)
+        ORDER BY bm25, e.pk LIMIT ?
+    ) AS found CROSS JOIN experiences AS e ON e.pk = found.pk
+    ORDER BY found.bm25, found.pk
+"""
 
 
 def micros(value: datetime) -> int:
@@ -197,7 +213,8 @@ class SQLiteStore:
         """BM25 over the rows that hold any of the terms. When those rows are many (see ``_split``),
         the rarest terms choose the rows and every term scores them; rows holding only the
         commonest terms are added when the rare ones give fewer than ``limit`` results. Scores
-        are exact; what is bounded is which rows are considered."""
+        are exact, except past ``sqlite_terms.HEAVY`` postings of all the terms (lessons in the
+        hundreds of thousands), where the rare terms alone score the rows they choose."""
         stems = search_stems(terms)
         if not stems or limit <= 0:
             return []
@@ -208,8 +225,11 @@ class SQLiteStore:
             db.execute("BEGIN")  # one snapshot for every statement below
             try:
                 rare, common = self._split(db, stems, limit)
-                if not common:
-                    rows = db.execute(sql, (_any(rare), *tail)).fetchall()
+                if not common or sqlite_terms.heavy(db, self._counts, stems):
+                    rows = self._best(db, where, rare, tail)
+                    if common and len(rows) < limit:
+                        rest = db.execute(sql, (f"{_any(common)} NOT {_any(rare)}", *tail)).fetchall()
+                        rows = rows + rest[: limit - len(rows)]
                 else:
                     # The rows holding a rare term, scored on every term: those that also hold a common
                     # one, and those that hold none (a term a row lacks adds exactly 0 to its BM25, so
@@ -226,6 +246,18 @@ class SQLiteStore:
                     with suppress(sqlite3.Error):
                         db.execute("ROLLBACK")
         return [Candidate(self._searched(row), -row[-2], frozenset(row[-1].split())) for row in rows]
+
+    def _best(self, db: sqlite3.Connection, where: str, stems: list[str], tail: tuple[Any, ...]) -> list[Any]:
+        """The search for any of ``stems``. When they hold very many rows, first over the best
+        ``CAPPED`` of them by BM25 alone: if that gives the ``limit`` rows asked, they are exactly
+        the best the scope may use (any other row of the scope scores worse than all of them)."""
+        match = _any(stems)
+        if sqlite_terms.many(db, self._counts, stems):
+            capped = _SEARCH_CAPPED.format(scope=where)
+            rows = db.execute(capped, (match, sqlite_terms.CAPPED, *tail)).fetchall()
+            if len(rows) >= tail[-1]:
+                return rows
+        return db.execute(_SEARCH.format(scope=where), (match, *tail)).fetchall()
 
     def _split(self, db: sqlite3.Connection, stems: list[str], limit: int) -> tuple[list[str], list[str]]:
         return sqlite_terms.split(db, self._counts, stems, limit)

@@ -13,11 +13,20 @@ from __future__ import annotations
 
 import sqlite3
 
-__all__ = ["BUDGET", "PER_RESULT", "TermCounts", "split"]
+__all__ = ["BUDGET", "CAPPED", "HEAVY", "PER_RESULT", "TermCounts", "heavy", "many", "split"]
 
 BUDGET = (1_000, 3_000)  # postings a search scores in full before it narrows to the rarest terms
 PER_RESULT = 10
 KEPT = 20_000  # term counts kept at most
+#: Postings of all the query's terms past which a search scores on the rare terms alone: FTS5's
+#: bm25 counts every row of every term in the query for its document frequency (a callback per
+#: row), and the exact search looks every row holding a rare term up in the table; at 1M lessons
+#: the two cost 100-300 ms a search (see ``heavy``).
+HEAVY = 50_000
+#: Rows past which a search first takes the best this many of the index by BM25 alone, and looks
+#: only those up in the table (``SQLiteStore._best``): at 1M lessons a query's rarest term holds
+#: 20-40k rows, and looking each one up for its scope cost 100-300 ms.
+CAPPED = 2_000
 
 
 class TermCounts:
@@ -62,3 +71,18 @@ def split(db: sqlite3.Connection, counts: TermCounts, stems: list[str], limit: i
         rare.append(s)
         total += n
     return (rare or stems[:1]), [s for _, s in ordered[len(rare) :]]
+
+
+def heavy(db: sqlite3.Connection, counts: TermCounts, stems: list[str]) -> bool:
+    """Whether the query's terms hold too many rows to score on all of them: then the rare terms
+    alone choose and order the rows (the common terms still count in the ranking's coverage, which
+    reads the stems each row holds), since a common term's share of BM25 is small and counting its
+    rows for that share is most of the search."""
+    return sum(counts.postings(db, stems).values()) > HEAVY
+
+
+def many(db: sqlite3.Connection, counts: TermCounts, stems: list[str]) -> bool:
+    """Whether ``stems`` hold more than ``CAPPED`` rows (the table's size answers first, by its
+    largest key, so a small table never counts postings)."""
+    rows = db.execute("SELECT max(pk) FROM experiences").fetchone()[0] or 0
+    return rows > CAPPED and sum(counts.postings(db, stems).values()) > CAPPED
