@@ -57,7 +57,8 @@ def add_vectors(db: Path, lessons: int) -> None:
     from afteraction.store import SQLiteStore
     from afteraction.store.base import StoredVector
 
-    real = bench_vectors.real_vectors(bench_vectors.DEFAULT_DATA, 3_000, default_embedder())
+    embedder = default_embedder()  # the server's: its model id is the one stored
+    real = bench_vectors.real_vectors(bench_vectors.DEFAULT_DATA, 3_000, embedder)
     store = SQLiteStore(db)
     try:
         for start in range(0, lessons, 5000):
