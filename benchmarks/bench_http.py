@@ -65,10 +65,7 @@ def add_vectors(db: Path, lessons: int) -> None:
             batch = corpus.experiences(start, min(5000, lessons - start))
             rows = bench_vectors.vectors_for(start, len(batch), real).tolist()
             store.put_vectors(
-                [
-                    StoredVector("dev", e.id, e.revision, bench_vectors.MODEL, v)
-                    for e, v in zip(batch, rows, strict=True)
-                ]
+                [StoredVector("dev", e.id, e.revision, embedder.model_id, v) for e, v in zip(batch, rows, strict=True)]
             )
     finally:
         store.close()
