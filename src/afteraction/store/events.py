@@ -47,6 +47,7 @@ __all__ = [
     "MAX_TREE_DEPTH",
     "MAX_TREE_SESSIONS",
     "EventStore",
+    "ReadsThroughReader",
     "Session",
     "SessionReader",
     "SessionRow",
@@ -153,6 +154,22 @@ class SessionReader(Protocol):
     def trace(self, trace_id: str, *, limit: int) -> list[Session]:
         """The sessions of a trace (at most ``limit``), by start then id."""
         ...
+
+
+class ReadsThroughReader:
+    """``children`` and ``trace`` of an ``EventStore``, each answered by one ``reading`` of the
+    tenant: the same for every backend, which only provides ``reading``."""
+
+    def reading(self, tenant: str) -> AbstractContextManager[SessionReader]:
+        raise NotImplementedError
+
+    def children(self, tenant: str, parents: Sequence[str], *, limit: int) -> list[Session]:
+        with self.reading(tenant) as reader:
+            return reader.children(parents, limit=limit)
+
+    def trace(self, tenant: str, trace_id: str, *, limit: int) -> list[Session]:
+        with self.reading(tenant) as reader:
+            return reader.trace(trace_id, limit=limit)
 
 
 @runtime_checkable

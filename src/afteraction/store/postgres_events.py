@@ -22,6 +22,7 @@ import psycopg
 from afteraction.errors import StoreError
 from afteraction.model import Event
 from afteraction.store.events import (
+    ReadsThroughReader,
     Session,
     SessionReader,
     Stats,
@@ -130,7 +131,7 @@ class _Reader:
         return self._sessions(sql, (self._tenant, trace_id, limit))
 
 
-class PostgresEvents:
+class PostgresEvents(ReadsThroughReader):
     """The event store over an open ``PostgresStore`` (closing this closes it)."""
 
     def __init__(self, store: PostgresStore) -> None:
@@ -206,14 +207,6 @@ class PostgresEvents:
             params.extend(before)
         sql += " ORDER BY started_at DESC, id DESC LIMIT %s"
         return [Session(*row) for row in self._rows(tenant, sql, (*params, limit))]
-
-    def children(self, tenant: str, parents: Sequence[str], *, limit: int) -> list[Session]:
-        with self.reading(tenant) as reader:
-            return reader.children(parents, limit=limit)
-
-    def trace(self, tenant: str, trace_id: str, *, limit: int) -> list[Session]:
-        with self.reading(tenant) as reader:
-            return reader.trace(trace_id, limit=limit)
 
     def events(
         self,

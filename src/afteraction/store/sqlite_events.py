@@ -19,6 +19,7 @@ from afteraction.model import Event
 from afteraction.store.events import (
     MAX_TREE_DEPTH,
     MAX_TREE_SESSIONS,
+    ReadsThroughReader,
     Session,
     SessionReader,
     Stats,
@@ -116,7 +117,7 @@ class _Reader:
         return [Session(*row) for row in self._db.execute(sql, (self._tenant, trace_id, limit))]
 
 
-class SQLiteEvents:
+class SQLiteEvents(ReadsThroughReader):
     """The event store over an open ``SQLiteStore`` (closing this closes it).
 
     A commit is durable when it returns: the connection syncs the WAL at every commit
@@ -193,14 +194,6 @@ class SQLiteEvents:
         with self.store._reading() as db:
             rows = db.execute(sql, (*params, limit)).fetchall()
         return [Session(*found) for found in rows]
-
-    def children(self, tenant: str, parents: Sequence[str], *, limit: int) -> list[Session]:
-        with self.reading(tenant) as reader:
-            return reader.children(parents, limit=limit)
-
-    def trace(self, tenant: str, trace_id: str, *, limit: int) -> list[Session]:
-        with self.reading(tenant) as reader:
-            return reader.trace(trace_id, limit=limit)
 
     def events(
         self,
