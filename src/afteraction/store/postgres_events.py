@@ -12,7 +12,6 @@ concurrent writers take their row locks in the same order. The rules it keeps ar
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -28,6 +27,7 @@ from afteraction.store.events import (
     Stats,
     StoredEvent,
     by_tenant,
+    event_json,
     micros,
     session_rows,
     split,
@@ -61,13 +61,6 @@ _UPSERT_COUNTS = f"""
 """
 _COLUMNS = "id, trace_id, parent_session_id, source, started_at, ended_at, events"
 _RETRIES = 3  # a deadlock or serialization failure between replicas is retried
-
-
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # made once, not per event
-
-
-def _data(event: Event) -> str:
-    return _encode(event.to_dict())
 
 
 #: Sessions a tree's first statement fetches with its root; a larger tree is walked level by level.
@@ -169,7 +162,15 @@ class PostgresEvents(ReadsThroughReader):
             return []
         columns: list[list[Any]] = [[] for _ in range(7)]
         for e in unique:
-            row = (e.id, e.session_id, e.trace_id, e.parent_session_id or None, e.type, micros(e.instant), _data(e))
+            row = (
+                e.id,
+                e.session_id,
+                e.trace_id,
+                e.parent_session_id or None,
+                e.type,
+                micros(e.instant),
+                event_json(e),
+            )
             for column, value in zip(columns, row, strict=True):
                 column.append(value)
         cur.execute(_INSERT_EVENTS, (tenant, *columns))
