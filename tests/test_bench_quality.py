@@ -244,3 +244,18 @@ def test_weight_overrides_are_typed_and_checked() -> None:
         bench.weights_from(["floor=0.4"])
     with pytest.raises(ValueError, match="coverage_terms"):
         bench.weights_from(["coverage_terms=0"])
+
+
+def test_an_optional_embedder_is_measured_with_its_own_weights() -> None:
+    from afteraction.embed.e5 import WEIGHTS
+
+    assert bench.embedder_weights("minilm") == aa.Weights()
+    e5 = bench.weights_from(["coverage_terms=6"], bench.embedder_weights("e5"))
+    assert (e5.text_share, e5.min_hybrid_relevance, e5.coverage_terms) == (
+        WEIGHTS["text_share"],
+        WEIGHTS["min_hybrid_relevance"],
+        6,
+    )
+    assert bench.parse(["--embedder", "e5"]).embedder == "e5"
+    with pytest.raises(SystemExit):
+        bench.parse(["--embedder", "nope"])

@@ -10,7 +10,8 @@
 - Optional, each its own module and extra (import them from there): ``afteraction.embed.openai``
   (``OpenAIEmbedder``, any OpenAI-compatible endpoint; ``embed-openai``),
   ``afteraction.embed.wordllama`` (``WordLlama``, a bundled static model; ``embed-wordllama``),
-  ``afteraction.embed.sentence_transformers`` (``SentenceTransformersEmbedder``; ``embed-st``).
+  ``afteraction.embed.sentence_transformers`` (``SentenceTransformersEmbedder``; ``embed-st``),
+  ``afteraction.embed.e5`` (``E5Small``, a bundled 4-bit multilingual-e5-small; ``embed-e5``).
   ``docs/embedders.md`` compares them.
 
 Importing this package imports neither numpy nor onnxruntime: ``MiniLM()`` does, and raises
