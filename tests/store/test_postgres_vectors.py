@@ -1,6 +1,7 @@
 """PostgreSQL vectors beyond the shared contract: the HNSW index of each model exists and the
 application role's searches really use it under row-level security (EXPLAIN), its results match
-an exact search, tenants and models stay apart, and a role that does not own the table searches
+an exact search, a large tenant's own index (an opt-in of the owner) serves that tenant's
+searches, tenants and models stay apart, and a role that does not own the table searches
 exactly until the owner creates the index."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import psycopg
 import pytest
 
 import afteraction as aa
-from afteraction.errors import ValidationError
+from afteraction.errors import ConfigError, ValidationError
 from afteraction.model import Scope, Status
 from afteraction.store.admin import upgrade
 from afteraction.store.base import StoredVector
@@ -31,7 +32,13 @@ from afteraction.store.postgres_schema import (
     VECTOR_MODELS,
     VECTORS,
 )
-from afteraction.store.postgres_vectors import index_name, search_settings, search_sql
+from afteraction.store.postgres_vectors import (
+    create_tenant_indexes,
+    index_name,
+    search_settings,
+    search_sql,
+    tenant_index_name,
+)
 from tests.conformance.builders import NOW, SCOPE, experience, scoped
 from tests.hybrid_doubles import Letters
 from tests.pg import Cluster
@@ -128,6 +135,55 @@ def test_results_match_an_exact_search(store: PostgresStore) -> None:
         found += len({h.experience.id for h in hits} & set(exact))
         total += len(exact)
     assert found / total >= 0.95
+
+
+def recall(store: PostgresStore, stored: dict[tuple[str, str], list[float]], vectors: Clustered) -> float:
+    """recall@10 of ``store``'s searches from SCOPE against the exact ranking, over 20 queries."""
+    found = total = 0
+    eligible = [id for (tenant, id) in stored if tenant == "acme" and int(id[1:]) % 10 != 0]
+    for _ in range(20):
+        query = vectors()
+        exact = sorted(eligible, key=lambda id: -cosine(query, stored[("acme", id)]))[:10]
+        hits = store.search_vector(SCOPE, MODEL, query, now=NOW, limit=10)
+        assert [h.vector_score for h in hits] == sorted((h.vector_score for h in hits), reverse=True)
+        found += len({h.experience.id for h in hits} & set(exact))
+        total += len(exact)
+    return found / total
+
+
+def test_a_tenant_given_its_own_index_searches_it(store: PostgresStore) -> None:
+    vectors = Clustered(6)
+    stored = fill(store, vectors)
+    store.put_many([experience("s0", scope=scoped(SCOPE, tenant="small"))])  # a tenant below the threshold
+    store.put_vectors([StoredVector("small", "s0", 1, MODEL, vectors())])
+    with psycopg.connect(store.url, autocommit=True) as db:
+        assert create_tenant_indexes(db, min_vectors=PER_TENANT) == [(MODEL, "acme"), (MODEL, "globex")]
+        assert create_tenant_indexes(db, min_vectors=PER_TENANT) == []  # built once
+        names = {name for (name,) in db.execute("SELECT indexname FROM pg_indexes WHERE tablename = %s", (VECTORS,))}
+    assert {index_name(MODEL), tenant_index_name(MODEL, "acme"), tenant_index_name(MODEL, "globex")} <= names
+    assert tenant_index_name(MODEL, "small") not in names
+    assert f"Index Scan using {tenant_index_name(MODEL, 'acme')} on {VECTORS}" in plan(store.url, SCOPE, vectors())
+    assert f"Index Scan using {tenant_index_name(MODEL, 'globex')} on {VECTORS}" in plan(store.url, GLOBEX, vectors())
+    small = scoped(SCOPE, tenant="small")
+    assert f"Index Scan using {index_name(MODEL)} on {VECTORS}" in plan(store.url, small, vectors())
+    assert recall(store, stored, vectors) >= 0.95
+    assert [h.experience.id for h in store.search_vector(small, MODEL, vectors(), now=NOW)] == ["s0"]
+
+
+def test_only_the_owner_may_give_a_tenant_its_own_index(pg_cluster: Cluster, pg_url: str) -> None:
+    PostgresStore(pg_url).close()
+    database = psycopg.conninfo.conninfo_to_dict(pg_url)["dbname"]
+    with psycopg.connect(pg_cluster.admin_url, autocommit=True) as db:
+        db.execute("DROP ROLE IF EXISTS afteraction_reader")
+        db.execute("CREATE ROLE afteraction_reader LOGIN NOSUPERUSER NOBYPASSRLS")
+    try:
+        reader = pg_cluster.url(database, "afteraction_reader")
+        with psycopg.connect(reader, autocommit=True) as db, pytest.raises(ConfigError, match="needs its owner"):
+            create_tenant_indexes(db)
+    finally:
+        with psycopg.connect(pg_cluster.admin_url, autocommit=True) as db:
+            db.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+            db.execute("DROP ROLE IF EXISTS afteraction_reader")
 
 
 def test_another_tenants_vectors_never_come_back(store: PostgresStore) -> None:
