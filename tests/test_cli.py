@@ -232,6 +232,23 @@ def test_db_commands_on_memory_say_there_is_no_schema() -> None:
     assert cli("db", "upgrade", "--db", ":memory:") == (0, ":memory: keeps no schema: nothing to apply\n", "")
 
 
+def test_db_index_tenants_has_nothing_to_build_in_sqlite(tmp_path: Path) -> None:
+    db = str(tmp_path / "memory.db")
+    assert cli("db", "index-tenants", "--db", db) == (
+        0,
+        "SQLite and :memory: keep one vector index per tenant already: nothing to build\n",
+        "",
+    )
+    assert cli("db", "index-tenants", "--db", ":memory:", "--json") == (0, '{"indexed": null}\n', "")
+    assert cli("db", "index-tenants", "--db", db, "--min-vectors", "0")[0] == 2  # not a count of vectors
+
+
+def test_db_index_tenants_help_gives_the_stores_threshold() -> None:
+    from afteraction.store.postgres_vectors import TENANT_INDEX_MIN
+
+    assert f"[default: {TENANT_INDEX_MIN:,}]" in cli("db", "index-tenants", "--help")[1].replace("\n", " ")
+
+
 def test_db_status_names_a_bad_url() -> None:
     code, _, err = cli("db", "status", "--db", "redis://localhost")
     assert code == 2 and "'redis://localhost' is not one afteraction can open" in err

@@ -6,6 +6,7 @@ exactly until the owner creates the index."""
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import random
@@ -13,8 +14,10 @@ from collections.abc import Iterator, Sequence
 
 import psycopg
 import pytest
+from click.testing import CliRunner
 
 import afteraction as aa
+from afteraction.cli import main
 from afteraction.errors import ConfigError, ValidationError
 from afteraction.model import Scope, Status
 from afteraction.store.admin import upgrade
@@ -156,9 +159,13 @@ def test_a_tenant_given_its_own_index_searches_it(store: PostgresStore) -> None:
     stored = fill(store, vectors)
     store.put_many([experience("s0", scope=scoped(SCOPE, tenant="small"))])  # a tenant below the threshold
     store.put_vectors([StoredVector("small", "s0", 1, MODEL, vectors())])
+    command = ["db", "index-tenants", "--db", store.url, "--min-vectors", str(PER_TENANT)]
+    result = CliRunner().invoke(main, [*command, "--json"], catch_exceptions=False)
+    assert (result.exit_code, json.loads(result.stdout)) == (0, {"indexed": [[MODEL, "acme"], [MODEL, "globex"]]})
+    result = CliRunner().invoke(main, command, catch_exceptions=False)
+    assert (result.exit_code, result.stdout) == (0, "nothing to build\n")  # each built once
     with psycopg.connect(store.url, autocommit=True) as db:
-        assert create_tenant_indexes(db, min_vectors=PER_TENANT) == [(MODEL, "acme"), (MODEL, "globex")]
-        assert create_tenant_indexes(db, min_vectors=PER_TENANT) == []  # built once
+        assert create_tenant_indexes(db, min_vectors=PER_TENANT) == []
         names = {name for (name,) in db.execute("SELECT indexname FROM pg_indexes WHERE tablename = %s", (VECTORS,))}
     assert {index_name(MODEL), tenant_index_name(MODEL, "acme"), tenant_index_name(MODEL, "globex")} <= names
     assert tenant_index_name(MODEL, "small") not in names
@@ -248,6 +255,8 @@ def test_a_role_that_does_not_own_the_table_searches_exactly_until_the_owner_bui
         assert found is not None
         assert f"Index Scan using {index_name(MODEL)}" in plan(runner_url, SCOPE, query)
         assert len(runner.search_vector(SCOPE, MODEL, query, now=NOW, limit=10)) == 10
+        result = CliRunner().invoke(main, ["db", "index-tenants", "--db", runner_url], catch_exceptions=False)
+        assert result.exit_code == 2 and "needs its owner: connect as the owner" in result.stderr
     finally:
         runner.close()
         with psycopg.connect(pg_cluster.admin_url, autocommit=True) as db:

@@ -1,5 +1,6 @@
 """Schema administration for the CLI's ``db`` commands: where a database's schema stands
-(``status``, which only reads) and bringing it up to date (``upgrade``).
+(``status``, which only reads), bringing it up to date (``upgrade``), and giving the largest
+tenants of a PostgreSQL store their own vector index (``index_tenants``).
 
 The migrations and the checks that a database is ours are the backends' own
 (``sqlite_schema``, ``postgres_schema``); this module reads their records. Opening a store
@@ -19,7 +20,7 @@ from typing import Any
 from afteraction.errors import StoreError
 from afteraction.store import Backend, locate, open_store, require_postgres, sqlite_schema
 
-__all__ = ["AppliedMigration", "SchemaStatus", "status", "upgrade"]
+__all__ = ["AppliedMigration", "SchemaStatus", "index_tenants", "status", "upgrade"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +84,31 @@ def upgrade(url: str) -> list[str]:
     open_store(url).close()
     done = {m.name for m in before.applied}
     return [m.name for m in status(url).applied if m.name not in done]
+
+
+def index_tenants(url: str, *, min_vectors: int | None = None) -> list[tuple[str, str]] | None:
+    """Give each tenant of a PostgreSQL store holding at least ``min_vectors`` vectors of a model
+    (default ``postgres_vectors.TENANT_INDEX_MIN``) its own HNSW index
+    (``postgres_vectors.create_tenant_indexes``; run as the tables' owner,
+    which migrates first): the (model, tenant) pairs indexed now. None for SQLite and
+    ``:memory:``, whose vector indexes are one per tenant already. Errors as ``status``."""
+    backend, target = locate(url)
+    if backend != "postgresql":
+        return None
+    import psycopg
+
+    from afteraction.store.postgres import CONNECT_TIMEOUT, pool_options, redact
+    from afteraction.store.postgres_schema import explain
+    from afteraction.store.postgres_vectors import TENANT_INDEX_MIN, create_tenant_indexes
+
+    require_postgres(url)
+    open_store(url).close()  # migrated, with the shared indexes, before any tenant's own
+    target = pool_options(target)[0]
+    try:
+        with psycopg.connect(target, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as db:
+            return create_tenant_indexes(db, min_vectors=TENANT_INDEX_MIN if min_vectors is None else min_vectors)
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot index the tenants of {redact(target)}: {explain(exc)}") from exc
 
 
 def _result(
