@@ -296,8 +296,8 @@ def hnsw_check(url: str, queries: list[str], limit: int = 10) -> tuple[str, floa
 
 def _write(url: str, start: int, n: int, batch: int, ready: Any, go: Any, spent: Any) -> None:
     """One writer process (one host): its own store, ``n`` lessons, one ``put`` each (or one
-    ``put_many`` per ``batch`` of them when ``batch`` > 1); puts the CPU seconds its writes took
-    in ``spent``."""
+    ``put_many`` per ``batch`` of them when ``batch`` > 1); puts the CPU seconds its writes took,
+    and when they ended, in ``spent``."""
     lessons = corpus.experiences(start, n)
     store = PostgresStore(url, max_size=1)
     try:
@@ -310,7 +310,7 @@ def _write(url: str, start: int, n: int, batch: int, ready: Any, go: Any, spent:
         else:
             for first in range(0, n, batch):
                 store.put_many(lessons[first : first + batch])
-        spent.put(time.process_time() - cpu)
+        spent.put((time.process_time() - cpu, time.perf_counter()))
     finally:
         store.close()
 
@@ -342,11 +342,12 @@ def concurrent_writes(
     started = time.perf_counter()
     for process in processes:
         process.join()
-    elapsed = time.perf_counter() - started
     if any(p.exitcode != 0 for p in processes):
         raise SystemExit("a writer process failed")
     server = server_cpu(cluster) - server_before
-    client = sum(spent.get() for _ in processes)
+    reports = [spent.get() for _ in processes]
+    elapsed = max(done for _, done in reports) - started  # the last write, not the last process's exit
+    client = sum(cpu for cpu, _ in reports)
     store = PostgresStore(url)
     try:
         stored = [e.id for e in store.iter_all()]
@@ -453,7 +454,7 @@ def writes(n: int, url: str | None, cluster: Cluster | None, writers: int, batch
     if cluster is None:
         assert url is not None
         with psycopg.connect(url, autocommit=True) as db:
-            db.execute(f"TRUNCATE {TABLE}, {TERMS}")
+            db.execute(f"TRUNCATE {TABLE}, {TERMS} CASCADE")  # and the vectors, which reference the lessons
         return concurrent_writes(url, n, writers=writers, batch=batch)
     with psycopg.connect(cluster.admin_url, autocommit=True) as db:
         db.execute("DROP DATABASE IF EXISTS writes WITH (FORCE)")
