@@ -8,11 +8,13 @@ import pytest
 from psycopg.conninfo import conninfo_to_dict
 
 from afteraction.errors import ConfigError, StoreError
+from afteraction.store.keys import open_keys
 from afteraction.store.postgres import PostgresStore, pool_options
+from afteraction.store.postgres_events import PostgresEvents
+from afteraction.store.postgres_privileges import FUNCTIONS
 from afteraction.store.postgres_schema import (
     EVENT_COUNTS,
     EVENTS,
-    FUNCTIONS,
     KEYS_TABLE,
     MIGRATIONS_TABLE,
     OTLP_SPANS,
@@ -118,19 +120,26 @@ def test_a_role_missing_privileges_is_told_the_grants(pg_cluster: Cluster, pg_ur
     with psycopg.connect(pg_url, autocommit=True) as db:
         db.execute(f"GRANT SELECT, INSERT, UPDATE ON {VECTORS} TO afteraction_low")
         db.execute(f"GRANT SELECT, INSERT ON {VECTOR_MODELS} TO afteraction_low")
-    grants = f"GRANT SELECT, INSERT ON {EVENTS} TO <this role>; GRANT SELECT, INSERT, UPDATE ON {SESSIONS} TO"
-    with pytest.raises(StoreError, match=f"lacks privileges.*{grants}.*ON {EVENT_COUNTS} .*ON {KEYS_TABLE} TO"):
-        PostgresStore(low)  # the service's tables (events, keys): one role serves both
     with psycopg.connect(pg_url, autocommit=True) as db:
-        db.execute(f"GRANT SELECT, INSERT ON {EVENTS} TO afteraction_low")
-        db.execute(f"GRANT SELECT, INSERT, UPDATE ON {SESSIONS}, {EVENT_COUNTS}, {KEYS_TABLE} TO afteraction_low")
-    with pytest.raises(StoreError, match=f"lacks privileges.*GRANT SELECT, INSERT, DELETE ON {OTLP_SPANS} TO"):
-        PostgresStore(low)  # the OTLP span buffer
-    with psycopg.connect(pg_url, autocommit=True) as db:
-        db.execute(f"GRANT SELECT, INSERT, DELETE ON {OTLP_SPANS} TO afteraction_low")
         db.execute(f"REVOKE EXECUTE ON FUNCTION {FUNCTIONS[0]} FROM PUBLIC")  # as a hardened database would
     with pytest.raises(StoreError, match=r"lacks privileges.*GRANT EXECUTE ON FUNCTION afteraction_put\(text, "):
         PostgresStore(low)
     with psycopg.connect(pg_url, autocommit=True) as db:
         db.execute(f"GRANT EXECUTE ON FUNCTION {FUNCTIONS[0]} TO afteraction_low")
-    PostgresStore(low).close()
+    store = PostgresStore(low)  # all an agent host needs: the service's tables are the service's to ask for
+    try:
+        service = f"GRANT SELECT, INSERT ON {EVENTS} TO <this role>; GRANT SELECT, INSERT, UPDATE ON {SESSIONS} TO"
+        for opening in (PostgresEvents, open_keys):
+            with pytest.raises(StoreError, match=f"lacks privileges the afteraction service needs.*{service}"):
+                opening(store)
+        with psycopg.connect(pg_url, autocommit=True) as db:
+            db.execute(f"GRANT SELECT, INSERT ON {EVENTS} TO afteraction_low")
+            db.execute(f"GRANT SELECT, INSERT, UPDATE ON {SESSIONS}, {EVENT_COUNTS}, {KEYS_TABLE} TO afteraction_low")
+        with pytest.raises(StoreError, match=f"lacks privileges.*GRANT SELECT, INSERT, DELETE ON {OTLP_SPANS} TO"):
+            PostgresEvents(store)  # the OTLP span buffer
+        with psycopg.connect(pg_url, autocommit=True) as db:
+            db.execute(f"GRANT SELECT, INSERT, DELETE ON {OTLP_SPANS} TO afteraction_low")
+        open_keys(store)
+        PostgresEvents(store)
+    finally:
+        store.close()

@@ -28,7 +28,8 @@ from afteraction.errors import ConfigError, ConflictError, NotFoundError, StoreE
 from afteraction.model import Experience, Scope, Status
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
 from afteraction.store.base import Candidate, check_page
-from afteraction.store.postgres_schema import TABLE, check_privileges, explain, migrate
+from afteraction.store.postgres_privileges import SERVICE_PRIVILEGES, check_privileges
+from afteraction.store.postgres_schema import TABLE, explain, migrate
 from afteraction.store.postgres_search import search_sql
 from afteraction.store.postgres_vectors import PostgresVectors, create_vector_indexes
 from afteraction.store.postgres_write_schema import PUT, PUT_ARGUMENTS
@@ -144,6 +145,7 @@ class PostgresStore(PostgresVectors):
         self._where = redact(self.url)
         self._decode = Decoder(self._where)
         self._dimensions: dict[str, int] = {}
+        self._service_checked = False
         min_size = int(options.get("min_size", min_size))
         max_size = max(min_size, int(options.get("max_size", max_size)))
         try:
@@ -161,6 +163,19 @@ class PostgresStore(PostgresVectors):
             kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
             open=True,
         )
+
+    def require_service(self) -> None:
+        """StoreError naming the GRANTs when the role lacks what the service's parts use (its
+        events, API keys and OTLP span buffer, which call this when opened over the store; a
+        store for agent hosts alone needs none of it). Checked once per store."""
+        if self._service_checked:
+            return
+        try:
+            with psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as db:
+                check_privileges(db, self._where, SERVICE_PRIVILEGES, (), who="the afteraction service")
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot check the service's privileges at {self._where}: {explain(exc)}") from exc
+        self._service_checked = True
 
     def __repr__(self) -> str:
         return f"PostgresStore({self._where!r})"

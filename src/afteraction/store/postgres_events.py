@@ -128,6 +128,7 @@ class PostgresEvents(ReadsThroughReader):
     """The event store over an open ``PostgresStore`` (closing this closes it)."""
 
     def __init__(self, store: PostgresStore) -> None:
+        store.require_service()  # the GRANTs to run when the role lacks the service's tables
         self.store = store
 
     def close(self) -> None:

@@ -34,6 +34,7 @@ class PostgresKeys:
     """The ``KeyStore`` over an open ``PostgresStore`` (whose pool it borrows; the store closes it)."""
 
     def __init__(self, store: PostgresStore) -> None:
+        store.require_service()  # the GRANTs to run when the role lacks the service's tables
         self.store = store
 
     @contextmanager

@@ -35,17 +35,15 @@ from afteraction.store.postgres_service_schema import (
     m004_keys,
     m008_otlp_spans,
 )
-from afteraction.store.postgres_write_schema import PUT, PUT_ARGUMENTS, m007_put_function
+from afteraction.store.postgres_write_schema import PUT, m007_put_function
 
 __all__ = [
     "EVENTS",
     "EVENT_COUNTS",
-    "FUNCTIONS",
     "KEYS_TABLE",
     "MIGRATIONS",
     "MIGRATIONS_TABLE",
     "OTLP_SPANS",
-    "PRIVILEGES",
     "PUT",
     "SCHEMA_VERSION",
     "SESSIONS",
@@ -53,7 +51,6 @@ __all__ = [
     "TERMS",
     "VECTORS",
     "VECTOR_MODELS",
-    "check_privileges",
     "explain",
     "migrate",
     "require_vector",
@@ -337,45 +334,6 @@ def require_vector(cur: psycopg.Cursor[tuple[object, ...]], where: str) -> None:
 
 #: What the application role needs on afteraction's tables once they exist (the service's
 #: events and keys tables too: one role serves both).
-PRIVILEGES = {
-    TABLE: ("SELECT", "INSERT", "UPDATE"),
-    TERMS: ("SELECT", "INSERT", "DELETE"),
-    MIGRATIONS_TABLE: ("SELECT",),
-    VECTORS: ("SELECT", "INSERT", "UPDATE"),
-    VECTOR_MODELS: ("SELECT", "INSERT"),
-    EVENTS: ("SELECT", "INSERT"),
-    SESSIONS: ("SELECT", "INSERT", "UPDATE"),
-    EVENT_COUNTS: ("SELECT", "INSERT", "UPDATE"),
-    KEYS_TABLE: ("SELECT", "INSERT", "UPDATE"),
-    OTLP_SPANS: ("SELECT", "INSERT", "DELETE"),
-}
-#: And EXECUTE on the write path's function (PUBLIC has it unless an administrator revoked it).
-FUNCTIONS = (f"{PUT}({', '.join(kind for _, kind in PUT_ARGUMENTS)})",)
-
-
-def check_privileges(db: psycopg.Connection[tuple[object, ...]], where: str) -> None:
-    """StoreError naming the GRANT to run when the role lacks a privilege the store uses."""
-    missing = []
-    with db.cursor() as cur:
-        for table, privileges in PRIVILEGES.items():
-            for privilege in privileges:
-                cur.execute("SELECT has_table_privilege(%s, %s)", (table, privilege))
-                found = cur.fetchone()
-                if found is None or not found[0]:
-                    missing.append((table, privilege))
-        for function in FUNCTIONS:
-            cur.execute("SELECT has_function_privilege(%s, 'EXECUTE')", (function,))
-            found = cur.fetchone()
-            if found is None or not found[0]:
-                missing.append((f"FUNCTION {function}", "EXECUTE"))
-    if missing:
-        grants = "; ".join(
-            f"GRANT {', '.join(p for t, p in missing if t == table)} ON {table} TO <this role>"
-            for table in dict.fromkeys(t for t, _ in missing)
-        )
-        raise StoreError(f"{where}: the role lacks privileges afteraction needs; as the tables' owner run: {grants}")
-
-
 #: Connection failures, by a fragment of libpq's message, and what to do about each.
 _HINTS = (
     ("password authentication failed", "check the user name and password in the URL (or PGPASSWORD, ~/.pgpass)"),

@@ -35,6 +35,7 @@ class PostgresSpans:
     """The ``SpanBuffer`` over an open ``PostgresStore`` (which owns the pool and closes it)."""
 
     def __init__(self, store: PostgresStore) -> None:
+        store.require_service()  # the GRANTs to run when the role lacks the service's tables
         self.store = store
 
     def hold(self, tenant: str, spans: Sequence[HeldSpan], *, now: float) -> None:
