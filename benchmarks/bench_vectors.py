@@ -63,6 +63,9 @@ NEVER = IndexPolicy(ann_from=10**12)
 ALWAYS = IndexPolicy(ann_from=0, background_from=10**12)
 CHUNK = 5_000
 MODEL = MODEL_ID  # the smoke run's stand-in embedder has its own
+#: In the cached stores' names: "" for the default embedder (its files keep their names whichever
+#: MiniLM variant ``default_embedder`` picks), "-<model id>" for another (``--embedder``).
+STORE_TAG = ""
 
 
 class Hashed:
@@ -233,8 +236,7 @@ def stored(lessons: int, data_dir: Path | None, real: np.ndarray, tmp: str, *, i
         path = Path(tmp) / "vectors.db"
         build(path, lessons, real)
         return path
-    model = "" if MODEL == MODEL_ID else f"-{MODEL}"  # the default's files keep their names
-    cached = data_dir / f"vectors-c{corpus.VERSION}{model}-n{lessons}-r{len(real)}.db"
+    cached = data_dir / f"vectors-c{corpus.VERSION}{STORE_TAG}-n{lessons}-r{len(real)}.db"
     if not cached.exists():
         _progress(f"building the {lessons}-lesson store (cached as {cached.name})")
         build(cached, lessons, real)
@@ -476,7 +478,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
-    global MODEL
+    global MODEL, STORE_TAG
     if args.smoke:
         embedder = Checked(Hashed())
     elif args.embedder == "e5":
@@ -486,6 +488,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         embedder = default_embedder()
     MODEL = embedder.model_id
+    STORE_TAG = "" if args.embedder == "minilm" else f"-{MODEL}"
     embedder.embed(["warm up"])
     real = real_vectors(args.data_dir, args.real, embedder)
     queries = corpus.queries(args.queries)
