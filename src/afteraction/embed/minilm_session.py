@@ -14,20 +14,13 @@ import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from afteraction.embed.files import sha256_of
 from afteraction.errors import ConfigError
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
 __all__ = ["LoadedModel"]
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class LoadedModel:
@@ -47,7 +40,7 @@ class LoadedModel:
         from tokenizers import Tokenizer
 
         ort: Any = importlib.import_module("onnxruntime")  # untyped: no stubs, no py.typed
-        found = _sha256(source)
+        found = sha256_of(source)
         if found != shipped_sha256:
             raise ConfigError(
                 f"MiniLM model file {str(source)!r} has sha256 {found}, expected {shipped_sha256} "
