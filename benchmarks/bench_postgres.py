@@ -23,6 +23,7 @@ import argparse
 import hashlib
 import inspect
 import json
+import math
 import multiprocessing
 import os
 import statistics
@@ -411,7 +412,7 @@ def measure(
         started = time.perf_counter()
         store = PostgresStore(pg_url)  # migrates
         with psycopg.connect(pg_url, autocommit=True) as db:
-            db.execute(f"TRUNCATE {TABLE}, {TERMS}")
+            db.execute(f"TRUNCATE {TABLE}, {TERMS} CASCADE")  # and the vectors, which reference the lessons
         for start in range(0, size, _CHUNK):
             store.put_many(corpus.experiences(start, min(_CHUNK, size - start)))
         store.close()
@@ -494,7 +495,11 @@ def table(
         f"{'one put each' if batch == 1 else f'put_many of {batch}'}, synchronous_commit on: "
         f"{statistics.median(r['per_s'] for r in runs):,.0f} lessons/s (runs: {rates}); none lost, none duplicated. "
         f"CPU per lesson: {client:,.0f} µs in the writer (stemming, serializing, the driver), "
-        f"{server:,.0f} µs in the server: {1e6 / (client + server):,.0f} lessons/s per core busy"
+        + (
+            f"{server:,.0f} µs in the server: {1e6 / (client + server):,.0f} lessons/s per core busy"
+            if math.isfinite(server)
+            else "the server's not measured (--url: not the benchmark's own server)"
+        )
     )
     return "\n".join(lines)
 
