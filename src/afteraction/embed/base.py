@@ -21,7 +21,7 @@ from typing import Protocol, runtime_checkable
 
 from afteraction.errors import ConfigError, EmbedderError, ValidationError
 
-__all__ = ["AsyncEmbedder", "Checked", "Embedder", "aembed", "check_texts", "check_vectors"]
+__all__ = ["AsyncEmbedder", "Checked", "Embedder", "aembed", "check_texts", "check_vectors", "count_setting"]
 
 
 @runtime_checkable
@@ -53,6 +53,15 @@ class AsyncEmbedder(Protocol):
     def dimension(self) -> int: ...
 
     async def aembed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+def count_setting(owner: str, name: str, value: object, *, zero: bool = False) -> int:
+    """An embedder's count setting (threads, a batch or cache size): ``value`` when it is an int of
+    at least 1 (of at least 0 with ``zero``), else ConfigError naming ``owner`` and ``name``."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < (0 if zero else 1):
+        rule = "a non-negative int" if zero else "a positive int"
+        raise ConfigError(f"{owner} {name} must be {rule}, got {value!r}")
+    return value
 
 
 def check_texts(texts: Sequence[str]) -> list[str]:

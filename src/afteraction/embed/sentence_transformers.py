@@ -20,7 +20,7 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
-from afteraction.embed.base import check_texts
+from afteraction.embed.base import check_texts, count_setting
 from afteraction.errors import ConfigError
 
 __all__ = ["SentenceTransformersEmbedder"]
@@ -36,8 +36,7 @@ class SentenceTransformersEmbedder:
     ) -> None:
         if (name is None) == (model is None):
             raise ConfigError("SentenceTransformersEmbedder needs a model name or path, or model=, not both")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ConfigError(f"SentenceTransformersEmbedder batch_size must be a positive int, got {batch_size!r}")
+        batch_size = count_setting("SentenceTransformersEmbedder", "batch_size", batch_size)
         if model is None:
             if not isinstance(name, str) or not name.strip():
                 raise ConfigError(f"SentenceTransformersEmbedder name must be a non-empty string, got {name!r}")

@@ -168,14 +168,10 @@ class PostgresStore(PostgresVectors):
         """StoreError naming the GRANTs when the role lacks what the service's parts use (its
         events, API keys and OTLP span buffer, which call this when opened over the store; a
         store for agent hosts alone needs none of it). Checked once per store."""
-        if self._service_checked:
-            return
-        try:
-            with psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as db:
-                check_privileges(db, self._where, SERVICE_PRIVILEGES, (), who="the afteraction service")
-        except psycopg.Error as exc:
-            raise StoreError(f"cannot check the service's privileges at {self._where}: {explain(exc)}") from exc
-        self._service_checked = True
+        if not self._service_checked:
+            who = "the afteraction service"
+            self._retrying(lambda db: check_privileges(db, self._where, SERVICE_PRIVILEGES, (), who=who))
+            self._service_checked = True
 
     def __repr__(self) -> str:
         return f"PostgresStore({self._where!r})"
