@@ -19,7 +19,7 @@ import argparse
 import dataclasses
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -2603,19 +2603,21 @@ def _at(when: str) -> datetime:
     return datetime(2026, month, day, hour, minute, tzinfo=timezone.utc)
 
 
-def _allowed() -> tuple[str, ...]:
-    return tuple(sorted({key for spec in LESSONS for _, args, _ in (*spec.tried, *spec.worked) for key in args}))
+def _allowed(specs: Sequence[Spec]) -> tuple[str, ...]:
+    return tuple(sorted({key for spec in specs for _, args, _ in (*spec.tried, *spec.worked) for key in args}))
 
 
-def record(spec: Spec) -> dict[str, Any]:
-    """One lesson through the recorder path, exported, with its readable id."""
+def record(spec: Spec, allowed: tuple[str, ...], tool: str = "build_heldout") -> dict[str, Any]:
+    """One lesson through the recorder path, exported, with its readable id.
+
+    ``allowed`` is the tool-argument allow-list (every key the corpus's runs use)."""
     ticks: Iterator[int] = iter(range(10_000))
     start = _at(spec.when)
     errors: list[str] = []
     mem = aa.Memory.open(
         ":memory:",
         clock=lambda: start + timedelta(seconds=2 * next(ticks)),
-        allow_args=_allowed(),
+        allow_args=allowed,
         on_error=lambda exc, where: errors.append(f"{where}: {exc}"),
     )
     try:
@@ -2628,7 +2630,7 @@ def record(spec: Spec) -> dict[str, Any]:
             run.check(spec.check, passed=True)
         stored = run.experience
         if stored is None or errors:
-            raise SystemExit(f"build_heldout: {spec.name} was not stored: {errors}")
+            raise SystemExit(f"{tool}: {spec.name} was not stored: {errors}")
         for _ in range(spec.supporting - 1):
             mem.record_outcome(stored.id, scope=spec.scope, success=True)
         (exported,) = [e for e in mem.export() if e.id == stored.id]
@@ -2637,11 +2639,28 @@ def record(spec: Spec) -> dict[str, Any]:
     return {**exported.to_dict(), "id": f"exp_{spec.name}"}
 
 
-def build() -> dict[str, Any]:
-    lessons = [record(spec) for spec in LESSONS]
+ABOUT = (
+    "The held-out corpus of benchmarks/bench_quality.py, never used to tune retrieval: lessons as "
+    "`afteraction export` writes them, and labelled queries. Built by benchmarks/build_heldout.py; see "
+    "benchmarks/README.md."
+)
+
+
+def build(
+    specs: Sequence[Spec] = LESSONS,
+    asks: Sequence[Ask] = QUERIES,
+    *,
+    about: str = ABOUT,
+    version: int = VERSION,
+    now: datetime = NOW,
+    tool: str = "build_heldout",
+) -> dict[str, Any]:
+    """The corpus of ``specs`` (recorded) and ``asks``; other held-out builders pass their own."""
+    allowed = _allowed(specs)
+    lessons = [record(spec, allowed, tool) for spec in specs]
     numbered: dict[str, int] = {}
     queries = []
-    for ask in QUERIES:
+    for ask in asks:
         numbered[ask.category] = numbered.get(ask.category, 0) + 1
         item: dict[str, Any] = {
             "id": f"{ask.category}-{numbered[ask.category]:02d}",
@@ -2656,11 +2675,9 @@ def build() -> dict[str, Any]:
             item["distractors"] = list(ask.distractors)
         queries.append(item)
     return {
-        "about": "The held-out corpus of benchmarks/bench_quality.py, never used to tune retrieval: lessons as "
-        "`afteraction export` writes them, and labelled queries. Built by benchmarks/build_heldout.py; see "
-        "benchmarks/README.md.",
-        "version": VERSION,
-        "now": NOW.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "about": about,
+        "version": version,
+        "now": now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
         "categories": list(CATEGORIES),
         "lessons": lessons,
         "queries": queries,
@@ -2684,20 +2701,29 @@ def dumps(corpus: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+def main(
+    argv: list[str] | None = None,
+    *,
+    output: Path = OUTPUT,
+    corpus: Callable[[], dict[str, Any]] = build,
+    tool: str = "build_heldout",
+    doc: str | None = __doc__,
+) -> int:
+    """The command line of a held-out builder: write ``corpus()`` to ``output``, or ``--check`` it."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0] if doc else None)
     parser.add_argument("--check", action="store_true", help="exit 1 when the file differs from what this builds")
-    parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--output", type=Path, default=output)
     args = parser.parse_args(argv)
-    text = dumps(build())
+    built = corpus()
+    text = dumps(built)
     if args.check:
         current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
         if current != text:
-            print(f"build_heldout: {args.output} is not what this script builds; run it", file=sys.stderr)
+            print(f"{tool}: {args.output} is not what this script builds; run it", file=sys.stderr)
             return 1
         return 0
     args.output.write_text(text, encoding="utf-8")
-    print(f"build_heldout: {len(LESSONS)} lessons, {len(QUERIES)} queries -> {args.output}", file=sys.stderr)
+    print(f"{tool}: {len(built['lessons'])} lessons, {len(built['queries'])} queries -> {args.output}", file=sys.stderr)
     return 0
 
 
