@@ -168,6 +168,19 @@ def test_scrubbing_is_idempotent() -> None:
         assert scrub_text(once) == once
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Authorization: Basic AKIA2222222222222222 sent",  # not a Basic credential, but an AWS key
+        "basic AKIAQWERTYUIOPASDFGH",
+        "Basic xoxb-12345678901-abcdefghijkl",
+    ],
+)
+def test_a_secret_inside_a_rejected_candidate_is_still_found(text: str) -> None:
+    scrubbed = scrub_text(text)
+    assert "AKIA" not in scrubbed and "xoxb-1" not in scrubbed and "[REDACTED" in scrubbed
+
+
 def test_unterminated_private_key_is_redacted_to_the_end() -> None:
     assert scrub_text("x -----BEGIN PRIVATE KEY-----\nMIIabc\ndef") == "x [REDACTED:private_key]"
 

@@ -308,17 +308,22 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> _Hit | None:
 
 
 def _replace(text: str, pattern: re.Pattern[str], hit: Callable[[str, re.Match[str]], _Hit | None]) -> str:
-    """Replace the spans ``hit`` returns for ``pattern``'s candidates; candidates inside a replaced span are skipped."""
+    """Replace the spans ``hit`` returns for ``pattern``'s candidates; candidates inside a replaced span are skipped.
+
+    A candidate ``hit`` rejects is searched again from its next character, so that a secret inside it is
+    still found (``Basic AKIA…``: not a Basic credential, but an AWS key)."""
     parts: list[str] = []
     done = 0
-    for match in pattern.finditer(text):
-        if match.start() < done:
-            continue
+    match = pattern.search(text)
+    while match is not None:
         found = hit(text, match)
-        if found is not None:
-            start, end, replacement = found
-            parts += (text[done:start], replacement)
-            done = end
+        if found is None:
+            match = pattern.search(text, match.start() + 1)
+            continue
+        start, end, replacement = found
+        parts += (text[done:start], replacement)
+        done = end
+        match = pattern.search(text, max(end, match.start() + 1))
     if not parts:
         return text
     parts.append(text[done:])
