@@ -15,6 +15,10 @@ by round so that each meets the same moment of a shared machine:
 - ``record+keys``: a what-if, not shipped: the stems kept as one row per (hashed (tenant, stem)
   ``bigint`` key, record) with the tenant outside the btree's key, the smallest btree entry that
   the search could still reach with leakproof equalities (``KEYS_LAYOUT``);
+- ``record+ranked`` (not among the default ``--variants``): a what-if, not shipped: no ``search``
+  tsvector; the writer gives each distinct stem's ``ts_rank`` in the record (``pg_ranks``) and
+  ``put_ranked`` stores it in the stem row, where a search would read it (``RANKED_LAYOUT``);
+  ``record+ranked keys`` the same with ``record+keys``' hashed keys;
 - ``put``: ``PostgresStore.put`` of the lessons (stemming and serializing in the writer too),
   as ``bench_postgres.py`` measures it.
 
@@ -40,6 +44,7 @@ from typing import Any
 import corpus
 import psycopg
 from bench_postgres import _WRITES_START, WRITERS, server_cpu
+from pg_ranks import encoded, row_ranks
 
 from afteraction.store.postgres import _PUT, PostgresStore, row
 from afteraction.store.postgres_schema import TABLE, TERMS
@@ -69,8 +74,58 @@ KEYS_LAYOUT = (
     END $$""",
     f"CREATE TRIGGER terms_keys_index AFTER INSERT ON {TABLE} FOR EACH ROW EXECUTE FUNCTION terms_keys_index()",
 )
+#: The what-if of ``record+ranked``: no ``search`` column; each stem row holds the stem's
+#: ``ts_rank`` in the record (``pg_ranks``), made by the writer and passed with the distinct stems
+#: to ``put_ranked``, which inserts the row and then the stem rows itself. Stems and ranks go as
+#: two texts (``pg_ranks.encoded``): as ``text[]`` and ``real[]`` parameters psycopg took ~200 µs
+#: more of the writer's CPU per lesson to adapt them. The rank is in the btree (``INCLUDE``) so
+#: that a search could read it without visiting the table.
+_RANKED = "afteraction_put_ranked"
+_RANKED_CALL = f"SELECT {_RANKED}({', '.join(f'%s::{kind}' for _, kind in PUT_ARGUMENTS)}, %s::text, %s::text)"
+
+_STEMS = "unnest(string_to_array(p_terms, ' '), p_ranks::real[]) AS u (t, r)"
+
+
+def _ranked_layout(insert_stems: str) -> tuple[str, ...]:
+    """The ranked layout, ``insert_stems`` storing the stem rows from ``_STEMS`` and ``v_pk``."""
+    return (
+        f"DROP TRIGGER {TERMS}_index ON {TABLE}",
+        f"ALTER TABLE {TABLE} DROP COLUMN search",
+        f"""CREATE FUNCTION {_RANKED}({_ARGUMENTS}, p_terms text, p_ranks text)
+        RETURNS integer LANGUAGE plpgsql AS $$
+        DECLARE
+            v_pk bigint;
+        BEGIN
+            PERFORM set_config('afteraction.tenant', p_tenant, true);
+            INSERT INTO {TABLE} ({_COLUMNS}) VALUES ({_VALUES})
+            ON CONFLICT (tenant, id) DO NOTHING RETURNING pk INTO v_pk;
+            IF v_pk IS NULL THEN
+                RETURN 0;
+            END IF;
+            {insert_stems};
+            RETURN 1;
+        END $$""",
+    )
+
+
+RANKED_LAYOUT = (
+    f"ALTER TABLE {TERMS} ADD COLUMN rank real NOT NULL",
+    f"ALTER TABLE {TERMS} DROP CONSTRAINT {TERMS}_pkey, ADD PRIMARY KEY (tenant, term, pk) INCLUDE (rank)",
+    *_ranked_layout(f"INSERT INTO {TERMS} (tenant, term, pk, rank) SELECT p_tenant, t, v_pk, r FROM {_STEMS}"),
+)
+#: ``record+ranked keys``: the same with ``record+keys``' hashed (tenant, stem) ``bigint`` keys.
+RANKED_KEYS_LAYOUT = (
+    "CREATE TABLE terms_keys (key bigint NOT NULL, pk bigint NOT NULL, tenant text NOT NULL, rank real NOT NULL, "
+    "PRIMARY KEY (key, pk) INCLUDE (rank))",
+    *KEYS_LAYOUT[1:4],
+    *_ranked_layout(
+        "INSERT INTO terms_keys (key, pk, tenant, rank) "
+        f"SELECT hashtextextended(p_tenant || ' ' || t, 0), v_pk, p_tenant, r FROM {_STEMS}"
+    ),
+)
 #: Each variant: how its writers store a lesson (``commit``: one bigint; ``call``: the store's
-#: call of ``afteraction_put`` with rows made beforehand; ``put``: ``PostgresStore.put``), and
+#: call of ``afteraction_put`` with rows made beforehand; ``ranked``: the call of ``put_ranked``
+#: with rows, stems and ranks made beforehand; ``put``: ``PostgresStore.put``), and
 #: what the superuser changes in its database first. The ``record -…`` ones take one piece
 #: away from ``record`` to show what it costs; none of them is shipped.
 VARIANTS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -107,6 +162,8 @@ VARIANTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "record -RLS": ("call", (*_NO_STEMS, f"ALTER TABLE {TABLE} NO FORCE ROW LEVEL SECURITY")),
     "record+stems": ("call", ()),
     "record+keys": ("call", KEYS_LAYOUT),
+    "record+ranked": ("ranked", RANKED_LAYOUT),
+    "record+ranked keys": ("ranked", RANKED_KEYS_LAYOUT),
     "put": ("put", ()),
 }
 DEFAULT = ("commit", "record", "record+stems", "record+keys", "put")
@@ -115,6 +172,8 @@ DEFAULT = ("commit", "record", "record+stems", "record+keys", "put")
 def _writer(how: str, url: str, start: int, n: int, ready: Any, go: Any, spent: Any) -> None:
     lessons = corpus.experiences(start, n)
     rows = [row(e) for e in lessons]
+    if how == "ranked":
+        rows = [(*values, *encoded(*row_ranks(values))) for values in rows]
     store = PostgresStore(url, max_size=1) if how == "put" else None
     db = None if store is not None else psycopg.connect(url, autocommit=True)
     try:
@@ -130,8 +189,9 @@ def _writer(how: str, url: str, start: int, n: int, ready: Any, go: Any, spent: 
                 db.execute("INSERT INTO floor_rows VALUES (%s)", (i,))
         else:
             assert db is not None
+            statement = _RANKED_CALL if how == "ranked" else _PUT
             for values in rows:
-                db.execute(_PUT, values, prepare=False)
+                db.execute(statement, values, prepare=False)
         spent.put((time.process_time() - cpu, time.perf_counter()))
     finally:
         if store is not None:
@@ -173,7 +233,7 @@ def _empty(cluster: Cluster, variants: list[str]) -> None:
     for variant in variants:
         with psycopg.connect(cluster.url(_name(variant), "postgres"), autocommit=True) as db:
             db.execute(f"TRUNCATE floor_rows, {TABLE}, {TERMS} CASCADE")
-            if variant == "record+keys":
+            if variant in ("record+keys", "record+ranked keys"):
                 db.execute("TRUNCATE terms_keys")
             db.execute("CHECKPOINT")
 
