@@ -51,7 +51,7 @@ import numpy as np
 import afteraction as aa
 from afteraction.core.text import embedding_text
 from afteraction.embed import Checked, default_embedder
-from afteraction.embed.minilm import MODEL_ID
+from afteraction.embed.minilm import MODEL_ID, MODEL_IDS
 from afteraction.reindex import reindex
 from afteraction.store import SQLiteStore
 from afteraction.store.base import StoredVector
@@ -63,8 +63,9 @@ NEVER = IndexPolicy(ann_from=10**12)
 ALWAYS = IndexPolicy(ann_from=0, background_from=10**12)
 CHUNK = 5_000
 MODEL = MODEL_ID  # the smoke run's stand-in embedder has its own
-#: In the cached stores' names: "" for the default embedder (its files keep their names whichever
-#: MiniLM variant ``default_embedder`` picks), "-<model id>" for another (``--embedder``).
+#: In the cached stores' names: "" for MiniLM alone (the stores cached before the adapter keep their
+#: names), "-<model id>" for any other model, the default (MiniLM through its adapter) included: a store
+#: holds the vectors of one model id, and searching it with another would find none.
 STORE_TAG = ""
 
 
@@ -488,7 +489,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         embedder = default_embedder()
     MODEL = embedder.model_id
-    STORE_TAG = "" if args.embedder == "minilm" else f"-{MODEL}"
+    STORE_TAG = "" if MODEL in MODEL_IDS.values() else f"-{MODEL}"
     embedder.embed(["warm up"])
     real = real_vectors(args.data_dir, args.real, embedder)
     queries = corpus.queries(args.queries)

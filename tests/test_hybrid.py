@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 import afteraction as aa
+from afteraction.embed.adapter import ADAPTER_NAME
 from afteraction.memory import MAX_QUERY_CHARS
 from afteraction.store import MemoryStore
 from afteraction.testing import make_experience
@@ -37,7 +38,7 @@ def mem() -> Iterator[aa.Memory]:
 
 def test_the_default_is_the_bundled_embedder(mem: aa.Memory) -> None:
     mem.search("deployment times out", scope=SCOPE)
-    assert mem.channel_status.ok and mem.channel_status.model == aa.embed.MiniLM.model_id
+    assert mem.channel_status.ok and mem.channel_status.model == f"{aa.embed.MiniLM.model_id}+{ADAPTER_NAME}"
 
 
 def test_a_paraphrase_is_found_by_meaning(mem: aa.Memory) -> None:

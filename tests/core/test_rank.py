@@ -130,7 +130,7 @@ def test_coverage_counts_against_at_most_max_terms() -> None:
 
 
 def test_hybrid_does_not_hold_a_long_request_against_its_lesson() -> None:
-    lesson = vcand("Deployment of orders-api times out waiting for the readiness probe on helm upgrade", 0.4)
+    lesson = vcand("Deployment of orders-api times out waiting for the readiness probe on helm upgrade", 0.25)
     query = (
         "morning folks, our orders api deployment keeps timing out on the readiness probe during the helm "
         "upgrade, customers are complaining, the manager wants an update before lunch, cheers"

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from afteraction.embed import AsyncEmbedder, Checked, Embedder, MiniLM, aembed, check_vectors, default_embedder
+from afteraction.embed.adapter import ADAPTER_NAME, Adapted
 from afteraction.embed.minilm import DIMENSION, MAX_CHARS, MAX_TOKENS, MODEL_ID, REQUANTIZED_MODEL_ID
 from afteraction.errors import ConfigError, EmbedderError, ValidationError
 
@@ -325,11 +326,12 @@ def test_checked_default_embedder_is_shared_and_lazy() -> None:
             pytest.skip(f"{SKIP_ENV}=1")
         raise
     assert isinstance(embedder, Checked)
-    assert isinstance(embedder.inner, MiniLM)
+    assert isinstance(embedder.inner, Adapted) and isinstance(embedder.inner.inner, MiniLM)
+    assert embedder.model_id == f"{REQUANTIZED_MODEL_ID}+{ADAPTER_NAME}"
     assert default_embedder() is embedder
     assert default_embedder(threads=2) is not embedder
     assert default_embedder(threads=2) is default_embedder(threads=2)
-    assert not default_embedder(threads=2).inner.loaded  # type: ignore[attr-defined]
+    assert not default_embedder(threads=2).inner.inner.loaded  # type: ignore[attr-defined]
     (vector,) = embedder.embed(["hello"])
     assert len(vector) == 384
     assert gap(asyncio.run(embedder.aembed(["hello"])), [vector]) <= 1e-6

@@ -46,8 +46,8 @@ class Weights:
     min_relevance: float = 0.3
     min_confidence: float = 0.5
     half_life_days: float = 90.0
-    text_share: float = 0.3
-    min_hybrid_relevance: float = 0.43
+    text_share: float = 0.2
+    min_hybrid_relevance: float = 0.355
     coverage_terms: int = 8
     fusion: Literal["score", "rrf"] = "score"
     rrf_k: int = 60

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from afteraction.embed import batching, quantize
+from afteraction.embed.adapter import Adapted
 from afteraction.embed.base import Checked, check_texts, count_setting
 from afteraction.embed.gate import GATE
 from afteraction.embed.minilm_session import LoadedModel
@@ -350,6 +351,9 @@ _SHARED_LOCK = threading.Lock()
 def default_embedder(*, threads: int = 1, batch_size: int | None = None, batch_tokens: int = BATCH_TOKENS) -> Checked:
     """The bundled offline embedder, wrapped in ``Checked``: what memory uses unless told otherwise.
 
+    MiniLM through the shipped adapter (``afteraction.embed.adapter``, model id
+    ``all-MiniLM-L6-v2-onnx-int8-dynamic+lessons-v1``), which the default ``Weights`` are chosen for.
+
     One instance per process (per setting): every caller, every ``Memory``, shares the same model,
     loaded lazily on its first ``embed``. Building it settles the variant (``Checked`` reads the
     model id): the first time on a machine that re-quantizes the model into the cache, a few
@@ -362,5 +366,5 @@ def default_embedder(*, threads: int = 1, batch_size: int | None = None, batch_t
         shared = _SHARED.get(key)
         if shared is None:
             inner = MiniLM(threads=threads, batch_size=batch_size, batch_tokens=batch_tokens, lazy=True)
-            shared = _SHARED[key] = Checked(inner)
+            shared = _SHARED[key] = Checked(Adapted(inner))
         return shared
