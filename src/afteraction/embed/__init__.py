@@ -6,7 +6,8 @@
   ``EmbedderError``; ``check_vectors`` is that check on its own.
 - ``MiniLM``: the bundled offline default (all-MiniLM-L6-v2, int8 ONNX, 384 dimensions, re-quantized
   for int8 compute on first use: ``afteraction.embed.quantize``), needing the ``embed`` extra;
-  ``default_embedder()`` is one shared, lazily loaded ``Checked(MiniLM())``.
+  ``default_embedder()`` is one shared, lazily loaded ``Checked(Adapted(MiniLM()))``: MiniLM through
+  its learned linear adapter (``afteraction.embed.adapter``).
 - Optional, each its own module and extra (import them from there): ``afteraction.embed.openai``
   (``OpenAIEmbedder``, any OpenAI-compatible endpoint; ``embed-openai``),
   ``afteraction.embed.wordllama`` (``WordLlama``, a bundled static model; ``embed-wordllama``),
