@@ -45,6 +45,7 @@ CORPORA = {
     "quality_corpus.json": Minimums(lessons=60, queries=150, per_category=15),
     "quality_heldout.json": Minimums(lessons=70, queries=180, per_category=20),
     "quality_heldout2.json": Minimums(lessons=80, queries=200, per_category=20),
+    "quality_heldout3.json": Minimums(lessons=80, queries=200, per_category=20),
     "quality_heldout4.json": Minimums(lessons=80, queries=200, per_category=20),
 }
 
@@ -152,7 +153,7 @@ def test_only_exact_queries_repeat_their_lessons_wording(loaded: Loaded) -> None
             assert all(_flat(query.text) not in _flat(t.task) for t in targets), query.id
 
 
-@pytest.mark.parametrize("builder", ["build_heldout.py", "build_heldout2.py", "build_heldout4.py"])
+@pytest.mark.parametrize("builder", ["build_heldout.py", "build_heldout2.py", "build_heldout3.py", "build_heldout4.py"])
 def test_each_held_out_corpus_is_what_its_builder_records(builder: str) -> None:
     # Their lessons go through the real recorder path, so a change there that alters a stored lesson shows here.
     done = subprocess.run(
