@@ -6,7 +6,7 @@ A backend joins by adding its name to ``VECTOR_BACKENDS`` (its factory is the on
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -15,7 +15,7 @@ import pytest
 
 from afteraction.errors import ValidationError
 from afteraction.model import Scope, Status
-from afteraction.store.base import StoredVector, VectorStore
+from afteraction.store.base import StoredVector, VectorModelInfo, VectorStore
 from tests.conformance.builders import NOW, SCOPE, experience, scoped
 from tests.conformance.test_store import BACKENDS
 
@@ -125,3 +125,90 @@ def test_missing_vectors_pages_in_key_order(store: VectorStore) -> None:
     assert [e.id for e in first] == ["e0", "e2"]
     rest = store.missing_vectors(MODEL, after=(first[-1].scope.tenant, first[-1].id))
     assert [(e.scope.tenant, e.id) for e in rest] == [("acme", "e3"), ("acme", "e4"), ("globex", "x")]
+
+
+# listing and dropping a model's vectors
+
+GLOBEX = Scope("globex", "support", "refunds")
+
+
+def two_models_two_tenants(store: VectorStore) -> None:
+    """acme: a, b, c with MODEL vectors (2 dimensions), a with OTHER_MODEL (3); globex: x with MODEL."""
+    put(store, experience("a"), experience("b"), experience("c"), experience("x", scope=GLOBEX))
+    stored = [vec(id, unit(1, i)) for i, id in enumerate("abc")] + [vec("x", unit(1, 0), tenant="globex")]
+    assert store.put_vectors([*stored, vec("a", unit(1, 0, 1), model=OTHER_MODEL)]) == 5
+
+
+def test_vector_models_count_each_models_vectors_and_the_current_ones(store: VectorStore) -> None:
+    two_models_two_tenants(store)
+    store.update(replace(experience("b"), lesson="Changed."), expected_revision=1)  # type: ignore[attr-defined]
+    assert store.vector_models() == [VectorModelInfo(OTHER_MODEL, 3, 1, 1), VectorModelInfo(MODEL, 2, 4, 3)]
+    assert store.vector_models(tenant="acme") == [
+        VectorModelInfo(OTHER_MODEL, 3, 1, 1),
+        VectorModelInfo(MODEL, 2, 3, 2),
+    ]
+    assert store.vector_models(tenant="globex") == [VectorModelInfo(MODEL, 2, 1, 1)]
+    assert store.vector_models(tenant="initech") == []
+    assert store.vector_models()[1].to_dict() == {"model": MODEL, "dimension": 2, "vectors": 4, "current": 3}
+
+
+def test_dropping_a_model_leaves_the_other_models_vectors(store: VectorStore) -> None:
+    two_models_two_tenants(store)
+    assert store.missing_vectors(MODEL) == []  # a pass that found nothing to do (SQLite: moves its mark)
+    assert store.drop_vectors(MODEL) == 4
+    assert search(store, unit(1, 0)) == []
+    assert search(store, unit(1, 0), GLOBEX) == []
+    assert search(store, unit(1, 0, 1), model=OTHER_MODEL) == ["a"]
+    assert [(e.scope.tenant, e.id) for e in store.missing_vectors(MODEL)] == [
+        ("acme", "a"),
+        ("acme", "b"),
+        ("acme", "c"),
+        ("globex", "x"),
+    ]
+    assert store.vector_models() == [VectorModelInfo(OTHER_MODEL, 3, 1, 1)]
+    assert store.drop_vectors(MODEL) == 0
+
+
+def test_dropping_one_tenants_vectors_leaves_the_other_tenants(store: VectorStore) -> None:
+    two_models_two_tenants(store)
+    assert store.missing_vectors(MODEL) == []
+    assert store.drop_vectors(MODEL, tenant="globex") == 1
+    assert search(store, unit(1, 0), GLOBEX) == []
+    assert search(store, unit(1, 0)) == ["a", "b", "c"]
+    assert [(e.scope.tenant, e.id) for e in store.missing_vectors(MODEL)] == [("globex", "x")]
+    assert store.vector_models() == [VectorModelInfo(OTHER_MODEL, 3, 1, 1), VectorModelInfo(MODEL, 2, 3, 3)]
+
+
+def test_dropping_a_model_with_no_vectors_drops_nothing(store: VectorStore) -> None:
+    two_models_two_tenants(store)
+    assert store.drop_vectors("never-stored") == 0
+    assert store.drop_vectors(MODEL, tenant="initech") == 0
+    assert len(store.vector_models()) == 2
+
+
+def test_a_dropped_model_can_be_stored_again_at_another_dimension(store: VectorStore) -> None:
+    two_models_two_tenants(store)
+    assert search(store, unit(1, 0)) == ["a", "b", "c"]  # in use (SQLite: its index is loaded)
+    store.drop_vectors(MODEL)
+    assert store.put_vectors([vec("c", unit(0, 0, 0, 1)), vec("a", unit(1, 0, 0, 0))]) == 2
+    assert search(store, unit(0, 0, 0, 1)) == ["c", "a"]
+    assert store.vector_models(tenant="acme")[1] == VectorModelInfo(MODEL, 4, 2, 2)
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda s: s.drop_vectors(""), "model"),
+        (lambda s: s.drop_vectors(" "), "model"),
+        (lambda s: s.drop_vectors(MODEL, tenant=""), "tenant"),
+        (lambda s: s.vector_models(tenant=""), "tenant"),
+    ],
+)
+def test_an_empty_model_or_tenant_is_refused(
+    store: VectorStore, call: Callable[[VectorStore], object], field: str
+) -> None:
+    two_models_two_tenants(store)
+    with pytest.raises(ValidationError) as caught:
+        call(store)
+    assert caught.value.field == field
+    assert len(store.vector_models()) == 2

@@ -1,4 +1,5 @@
-"""Commands that look after the database: ``db status``, ``db upgrade``, ``db index-tenants`` and ``reindex``."""
+"""Commands that look after the database: ``db status``, ``db upgrade``, ``db index-tenants``, ``db vectors``,
+``db drop-vectors`` and ``reindex``."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from afteraction.cli.common import (
     json_option,
     main,
 )
+from afteraction.errors import ConfigError
 
 
 @main.group()
@@ -25,7 +27,8 @@ def db() -> None:
     pending, 2 when the database cannot be read, is not afteraction's or is newer than this
     afteraction. `db upgrade` applies the pending migrations, forward-only; a second run applies
     nothing. `db index-tenants` gives the largest tenants of a PostgreSQL store their own vector
-    index. Each takes --db and --json."""
+    index. `db vectors` lists the embedding models with vectors stored, `db drop-vectors` deletes
+    a superseded model's. Each takes --db and --json."""
 
 
 @db.command(name="status")
@@ -115,6 +118,100 @@ def db_index_tenants(db: str, min_vectors: int | None, as_json: bool) -> None:
         for model, tenant in created:
             click.echo(f"indexed  {tenant}  {model}")
         click.echo(f"{len(created)} tenant index(es) built" if created else "nothing to build")
+
+
+@db.command(name="vectors")
+@db_option
+@click.option("--tenant", default=None, help="Only this tenant's vectors.")
+@json_option
+@_schema_errors
+def db_vectors(db: str, tenant: str | None, as_json: bool) -> None:
+    """List the embedding models with vectors in the store: each one's dimension, its vectors and
+    how many of them are current (made from their lesson's current revision; the others are
+    stale, unused by search), and which is the default embedder's, the model search uses (none
+    is marked when the `embed` extra is missing). The vectors of a model that no memory embeds
+    with any more (an earlier default, say) can go: `afteraction db drop-vectors MODEL`.
+
+    Exits 0, or 2 when the database cannot be opened, is not afteraction's, or is newer than
+    this afteraction."""
+    from afteraction.store.admin import vector_models
+
+    found = vector_models(db, tenant=tenant)
+    default = _default_model()
+    if as_json:
+        models = [{**m.to_dict(), "default": m.model == default} for m in found]
+        click.echo(json.dumps({"default_model": default, "models": models}, ensure_ascii=False))
+        return
+    if found:
+        width = max(len("model"), *(len(m.model) for m in found))
+        click.echo(f"{'model':<{width}}  {'dimension':>9}  {'vectors':>11}  {'current':>11}")
+        for m in found:
+            mark = "  (default)" if m.model == default else ""
+            click.echo(f"{m.model:<{width}}  {m.dimension:>9}  {m.vectors:>11,}  {m.current:>11,}{mark}")
+    else:
+        click.echo("no vectors stored" + (f" for tenant {tenant!r}" if tenant is not None else ""))
+    if default is not None and all(m.model != default for m in found):
+        click.echo(f"the default embedder's model {default} has none: `afteraction reindex` embeds the lessons")
+
+
+@db.command(name="drop-vectors")
+@click.argument("model")
+@db_option
+@click.option("--tenant", default=None, help="Only this tenant's vectors.")
+@click.option("--yes", is_flag=True, help="Drop without asking.")
+@click.option("--force", is_flag=True, help="Drop even the default embedder's model's vectors.")
+@json_option
+@_schema_errors
+def db_drop_vectors(model: str, db: str, tenant: str | None, yes: bool, force: bool, as_json: bool) -> None:
+    """Delete every vector of the embedding model MODEL (of one tenant with --tenant) and what
+    serves only them: an SQLite store's index files beside the database; in PostgreSQL, the
+    tenant's own index and, with the model's last vector, its HNSW index and recorded dimension
+    (run it as the tables' owner). `afteraction db vectors` lists the models.
+
+    It says how many vectors it will drop and asks first, unless --yes. It refuses the default
+    embedder's model unless --force too: search would use text alone until `afteraction
+    reindex` embeds every lesson again. A memory given another embedder searches that one's
+    model (its `model_id`), which this command cannot know: check it is not MODEL.
+
+    Exits 0 when dropped (or there was nothing to drop), 1 when the answer is no, 2 when no
+    answer can be read (no terminal: pass --yes), the model is the default one without --force,
+    the role is not the tables' owner, or the database cannot be opened."""
+    from afteraction.store.admin import drop_vectors, vector_models
+    from afteraction.store.base import check_names
+
+    check_names(model, tenant)  # before anything is counted or asked
+    if not force and model == _default_model():
+        raise ConfigError(
+            f"{model} is the default embedder's model: without its vectors search uses text alone until "
+            "`afteraction reindex` embeds every lesson again; add --force to drop them anyway"
+        )
+    count = sum(m.vectors for m in vector_models(db, tenant=tenant) if m.model == model)
+    where = "every tenant" if tenant is None else f"tenant {tenant!r}"
+    click.echo(f"{count:,} vector(s) of {model} ({where}) to drop", err=as_json)
+    if count and not yes:
+        try:
+            confirmed = click.confirm("drop them?", err=True)
+        except click.Abort:
+            click.echo("\nerror: no answer read: nothing dropped (pass --yes to drop without asking)", err=True)
+            sys.exit(2)
+        if not confirmed:
+            click.echo("nothing dropped", err=as_json)
+            sys.exit(1)
+    dropped = drop_vectors(db, model, tenant=tenant)
+    if as_json:
+        click.echo(json.dumps({"model": model, "tenant": tenant, "dropped": dropped}, ensure_ascii=False))
+    else:
+        click.echo(f"dropped {dropped:,} vector(s) of {model}")
+
+
+def _default_model() -> str | None:
+    """The default embedder's model id (building it loads no model), None without the embed extra."""
+    from afteraction.embed import default_embedder
+
+    try:
+        return default_embedder().model_id
+    except ConfigError:
+        return None
 
 
 @main.command()

@@ -1,6 +1,7 @@
 """Schema administration for the CLI's ``db`` commands: where a database's schema stands
-(``status``, which only reads), bringing it up to date (``upgrade``), and giving the largest
-tenants of a PostgreSQL store their own vector index (``index_tenants``).
+(``status``, which only reads), bringing it up to date (``upgrade``), giving the largest
+tenants of a PostgreSQL store their own vector index (``index_tenants``), and listing and
+dropping an embedding model's vectors (``vector_models``, ``drop_vectors``).
 
 The migrations and the checks that a database is ours are the backends' own
 (``sqlite_schema``, ``postgres_schema``); this module reads their records. Opening a store
@@ -10,17 +11,26 @@ migrates it, so ``upgrade`` opens the store and reports the migrations that open
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from contextlib import closing
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from afteraction.errors import StoreError
+from afteraction.errors import ConfigError, StoreError
 from afteraction.store import Backend, locate, open_store, require_postgres, sqlite_schema
+from afteraction.store.base import VectorModelInfo, VectorStore, check_names
 
-__all__ = ["AppliedMigration", "SchemaStatus", "index_tenants", "status", "upgrade"]
+__all__ = [
+    "AppliedMigration",
+    "SchemaStatus",
+    "drop_vectors",
+    "index_tenants",
+    "status",
+    "upgrade",
+    "vector_models",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +119,40 @@ def index_tenants(url: str, *, min_vectors: int | None = None) -> list[tuple[str
             return create_tenant_indexes(db, min_vectors=TENANT_INDEX_MIN if min_vectors is None else min_vectors)
     except psycopg.Error as exc:
         raise StoreError(f"cannot index the tenants of {redact(target)}: {explain(exc)}") from exc
+
+
+def vector_models(url: str, *, tenant: str | None = None) -> list[VectorModelInfo]:
+    """Each embedding model with vectors in the store ``url`` names (of one tenant if given):
+    ``VectorStore.vector_models``. A missing SQLite file holds none (it is not created).
+    Errors as ``status``; ValidationError for an empty tenant."""
+    check_names(None, tenant)
+    with _vector_store(url) as store:
+        return [] if store is None else store.vector_models(tenant=tenant)
+
+
+def drop_vectors(url: str, model: str, *, tenant: str | None = None) -> int:
+    """Delete every vector of ``model`` (of one tenant if given) and what serves only them:
+    ``VectorStore.drop_vectors`` (PostgreSQL: as the tables' owner, ConfigError otherwise).
+    The number deleted. Errors as ``vector_models``; ValidationError for an empty model."""
+    check_names(model, tenant)
+    with _vector_store(url) as store:
+        return 0 if store is None else store.drop_vectors(model, tenant=tenant)
+
+
+@contextmanager
+def _vector_store(url: str) -> Iterator[VectorStore | None]:
+    """The store ``url`` names, closed afterwards; None for an SQLite file that does not exist."""
+    backend, target = locate(url)
+    if backend == "sqlite" and not Path(target).expanduser().exists():
+        yield None
+        return
+    store = open_store(url)
+    try:
+        if not isinstance(store, VectorStore):
+            raise ConfigError(f"the store {url!r} keeps no vectors")
+        yield store
+    finally:
+        store.close()
 
 
 def _result(

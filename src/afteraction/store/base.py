@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from afteraction.errors import ValidationError
 from afteraction.model import Candidate, Experience, Scope, Status
 
-__all__ = ["Candidate", "Store", "StoredVector", "VectorStore", "check_page"]
+__all__ = ["Candidate", "Store", "StoredVector", "VectorModelInfo", "VectorStore", "check_names", "check_page"]
 
 
 @runtime_checkable
@@ -90,6 +90,21 @@ class StoredVector:
     vector: Sequence[float]
 
 
+@dataclass(frozen=True, slots=True)
+class VectorModelInfo:
+    """The vectors of one embedding model held in a store (of one tenant, when asked so):
+    ``vectors`` stored, of which ``current`` were made from their record's current revision
+    (the others are stale: the record changed since, and no search uses them)."""
+
+    model: str
+    dimension: int
+    vectors: int
+    current: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model": self.model, "dimension": self.dimension, "vectors": self.vectors, "current": self.current}
+
+
 @runtime_checkable
 class VectorStore(Protocol):
     """A store that also keeps vectors beside its records. Rules every backend keeps:
@@ -128,6 +143,27 @@ class VectorStore(Protocol):
         current revision, in (tenant, id) order after ``after``: what background indexing and
         ``reindex`` embed next (``after`` lets a pass skip records it could not embed)."""
         ...
+
+    def vector_models(self, *, tenant: str | None = None) -> list[VectorModelInfo]:
+        """Each model with vectors stored (of one tenant if given), by model id. A model stored
+        at two dimensions (possible in two tenants of the SQLite and memory stores) is listed
+        once per dimension."""
+        ...
+
+    def drop_vectors(self, model: str, *, tenant: str | None = None) -> int:
+        """Delete every vector of ``model`` (of one tenant if given), and what served only them
+        (index files, index, bookkeeping); the number deleted, 0 when there were none. The
+        model's records are then missing a vector of it again (``missing_vectors``). One
+        transaction: a failed drop leaves the vectors stored. An owner's operation where the
+        backend has roles (PostgreSQL)."""
+        ...
+
+
+def check_names(model: str | None, tenant: str | None) -> None:
+    """ValidationError naming ``model`` or ``tenant`` when either is given but empty."""
+    for field, value in (("model", model), ("tenant", tenant)):
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise ValidationError(field, f"must be a non-empty string, got {value!r}")
 
 
 def check_page(limit: int, offset: int) -> bool:

@@ -19,7 +19,7 @@ from datetime import datetime
 from afteraction.core.text import searchable, stem, tokenize
 from afteraction.errors import ConflictError, NotFoundError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
-from afteraction.store.base import Candidate, StoredVector, check_page
+from afteraction.store.base import Candidate, StoredVector, VectorModelInfo, check_names, check_page
 
 __all__ = ["MemoryStore"]
 
@@ -368,6 +368,32 @@ class MemoryStore:
                     if len(missing) >= limit:
                         break
         return missing
+
+    def vector_models(self, *, tenant: str | None = None) -> list[VectorModelInfo]:
+        check_names(None, tenant)
+        counts: dict[tuple[str, int], list[int]] = {}  # (model, dimension) → [vectors, current]
+        with self._lock:
+            for key, by_model in self._vectors.items():
+                if tenant is not None and key[0] != tenant:
+                    continue
+                doc = self._rows.get(key)
+                for model, (revision, vector) in by_model.items():
+                    count = counts.setdefault((model, len(vector)), [0, 0])
+                    count[0] += 1
+                    count[1] += doc is not None and doc.experience.revision == revision
+        return [VectorModelInfo(model, dimension, *count) for (model, dimension), count in sorted(counts.items())]
+
+    def drop_vectors(self, model: str, *, tenant: str | None = None) -> int:
+        check_names(model, tenant)
+        dropped = 0
+        with self._lock:
+            for key in [key for key in self._vectors if tenant is None or key[0] == tenant]:
+                by_model = self._vectors[key]
+                if by_model.pop(model, None) is not None:
+                    dropped += 1
+                if not by_model:
+                    del self._vectors[key]
+        return dropped
 
     def close(self) -> None:
         """Nothing to release; the records stay readable until the object is dropped."""

@@ -41,11 +41,11 @@ from typing import Any
 
 import psycopg
 
-from afteraction.errors import ConfigError, ValidationError
+from afteraction.errors import ConfigError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope
 from afteraction.store._sql import Decoder, scope_predicate
-from afteraction.store.base import Candidate, StoredVector
-from afteraction.store.postgres_schema import TABLE, VECTOR_MODELS, VECTORS
+from afteraction.store.base import Candidate, StoredVector, VectorModelInfo, check_names
+from afteraction.store.postgres_schema import TABLE, VECTOR_MODELS, VECTORS, explain
 
 __all__ = [
     "MAX_INDEXED_DIMENSIONS",
@@ -251,7 +251,8 @@ def search_sql(
 
 
 class PostgresVectors:
-    """``put_vectors``, ``search_vector`` and ``missing_vectors`` over ``VECTORS``; mixed into
+    """The ``VectorStore`` methods over ``VECTORS`` (listing and dropping models in
+    ``postgres_vector_drop``); mixed into
     ``PostgresStore``, which provides ``_run`` (statements in one transaction of a tenant),
     ``_decode`` and ``url``."""
 
@@ -361,3 +362,25 @@ class PostgresVectors:
         params = [*([tenant] if tenant is not None else []), *last, model, limit]
         rows = self._run(tenant, [(_MISSING.format(tenant=tenant_sql), params)])[0][1]
         return [self._decode(data, remember=False) for _, _, data in rows]
+
+    def vector_models(self, *, tenant: str | None = None) -> list[VectorModelInfo]:
+        from afteraction.store.postgres_vector_drop import MODELS, models
+
+        check_names(None, tenant)
+        where, params = ("", []) if tenant is None else ("WHERE v.tenant = %s", [tenant])
+        return models(self._run(tenant, [(MODELS.format(where=where), params)])[0][1])
+
+    def drop_vectors(self, model: str, *, tenant: str | None = None) -> int:
+        """See ``VectorStore`` and ``postgres_vector_drop``: as the tables' owner (ConfigError
+        naming what to do otherwise), on a connection of its own."""
+        from afteraction.store.postgres_vector_drop import drop_model
+
+        check_names(model, tenant)
+        try:
+            with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as db:
+                dropped = drop_model(db, model, tenant)
+        except psycopg.Error as exc:
+            raise StoreError(f"dropping the vectors of {model!r} failed: {explain(exc)}") from exc
+        finally:
+            self._dimensions.pop(model, None)
+        return dropped

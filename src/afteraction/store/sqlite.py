@@ -28,7 +28,7 @@ from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
 from afteraction.store import records, sqlite_terms, vector_table
 from afteraction.store import sqlite_vectors as vectors
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
-from afteraction.store.base import Candidate, StoredVector, check_page
+from afteraction.store.base import Candidate, StoredVector, VectorModelInfo, check_names, check_page
 from afteraction.store.sqlite_connection import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS  # sqlite_events reads it here
 from afteraction.store.sqlite_connection import connect, locked
 
@@ -371,12 +371,27 @@ class SQLiteStore:
             states = [self.vectors.refresh(db, t, model, rebuild=rebuild) for t in tenants]
         return [state for state in states if state is not None]
 
+    def vector_models(self, *, tenant: str | None = None) -> list[VectorModelInfo]:
+        check_names(None, tenant)
+        with self._reading() as db:
+            return vector_table.models(db, tenant)
+
+    def drop_vectors(self, model: str, *, tenant: str | None = None) -> int:
+        """See ``VectorStore``: the rows and the model's mark in one transaction; its in-process
+        indexes and their files beside the database inside it (a cache: on a failed commit,
+        rebuilt from the rows kept)."""
+        check_names(model, tenant)
+        with self._writing() as db:
+            dropped = vector_table.drop(db, model, tenant)
+            self.vectors.forget(model, tenant)
+        return dropped
+
     def close(self) -> None:
         self.vectors.stop()  # a background index build is abandoned: the next process rebuilds it
         with self._lock:
             if self._db is not None:
                 with suppress(OSError, StoreError):
-                    self.vectors.close()
+                    self.vectors.close(self._db)
                 with suppress(sqlite3.Error):  # closing anyway
                     self._db.execute("PRAGMA optimize")
                 self._db.close()

@@ -13,6 +13,10 @@
   (searches stay exact meanwhile) and saved beside the database. A saved index is used only if
   its manifest, size, checksum, dimension, model, watermark, a sample of its vectors and, after
   catching up, its count all agree with SQLite; otherwise it is rebuilt (``reason`` says why).
+- **Dropping a model** (``forget``): its entries leave ``entries`` (a background build of one
+  then finishes without swapping in or saving) and its files are removed. Another process
+  notices at its next search of the model (no rows: its entry goes) and at close (an index
+  whose rows are gone is not saved).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from afteraction.errors import ValidationError
+from afteraction.errors import StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Scope
 from afteraction.store._sql import scope_predicate
 from afteraction.store.vector_index import AnnIndex, ExactIndex, IndexFiles, load_numpy, usearch_available
@@ -357,12 +361,27 @@ class VectorSearch:
         self._stopping.set()
         self.wait()
 
-    def close(self) -> None:
-        """Save every ANN index that caught up since it was last saved (called under the lock)."""
+    def forget(self, model: str, tenant: str | None) -> None:
+        """Drop the indexes of ``model`` (of ``tenant``, or of every tenant) and remove their
+        files, whose rows the caller is deleting (under the lock, inside its transaction).
+        StoreError when a file cannot be removed."""
+        for key in [key for key in self.entries if key[1] == model and tenant in (None, key[0])]:
+            del self.entries[key]
+        if self.database is not None:
+            try:
+                IndexFiles.remove_model(self.database, model, tenant)
+            except OSError as exc:
+                raise StoreError(f"cannot remove the vector index files of {model!r}: {exc}") from exc
+
+    def close(self, db: sqlite3.Connection) -> None:
+        """Save every ANN index that caught up since it was last saved, unless its rows are gone
+        (another process dropped them), under the lock."""
+        held = "SELECT 1 FROM vectors WHERE tenant = ? AND model = ? LIMIT 1"
         for entry in self.entries.values():
             try:
-                self.save(entry)
-            except OSError as exc:
+                if db.execute(held, (entry.tenant, entry.model)).fetchone() is not None:
+                    self.save(entry)
+            except (OSError, sqlite3.Error) as exc:
                 log.warning("could not save the vector index of %r/%r: %s", entry.tenant, entry.model, exc)
 
 

@@ -260,6 +260,19 @@ class IndexFiles:
         for path in (self.manifest_path, self.index_path):
             path.unlink(missing_ok=True)
 
+    @staticmethod
+    def remove_model(database: Path, model: str, tenant: str | None = None) -> list[Path]:
+        """Remove the files of ``model``'s indexes beside ``database`` (of ``tenant``, or of every
+        tenant), temporary ones left by a save cut short included; the paths removed."""
+        stem = f"{'*' if tenant is None else _digest(tenant)}.{_digest(model)}"
+        folder = database.with_name(database.name + "-vectors")
+        removed = []
+        for pattern in (f"{stem}.usearch", f"{stem}.json", f".{stem}.usearch.*.tmp", f".{stem}.json.*.tmp"):
+            for path in folder.glob(pattern):
+                path.unlink(missing_ok=True)
+                removed.append(path)
+        return removed
+
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -12,6 +12,8 @@ Finding the records that need a vector (``missing``) reads only those stamped (`
 after the model's mark in ``vector_marks``: every record stamped up to the mark had a current
 vector of the model when the mark was set, and keeps it until it is written again (which stamps
 it anew). The store moves the mark at the end of a pass (``next_mark``, ``move_mark``).
+
+``models`` lists what the table holds per model; ``drop`` deletes a model's rows and its mark.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from afteraction.errors import ValidationError
-from afteraction.store.base import StoredVector
+from afteraction.store.base import StoredVector, VectorModelInfo
 
-__all__ = ["count_missing", "encode", "mark", "missing", "move_mark", "next_mark", "put"]
+__all__ = ["count_missing", "drop", "encode", "mark", "missing", "models", "move_mark", "next_mark", "put"]
 
 _LITTLE = sys.byteorder == "little"
 
@@ -45,6 +47,11 @@ _NEEDING = """
 """
 _PAGE = "{tenant} (e.tenant, e.id) > (?, ?) AND"
 _MISSING = f"SELECT e.data {_NEEDING.format(tenant=_PAGE)} ORDER BY e.tenant, e.id LIMIT ?"
+_MODELS = """
+    SELECT v.model, v.dimension, count(*), sum(e.revision IS v.revision)
+    FROM vectors AS v LEFT JOIN experiences AS e ON e.pk = v.record
+    {where} GROUP BY v.model, v.dimension ORDER BY v.model, v.dimension
+"""
 _MARK = "SELECT coalesce((SELECT written FROM vector_marks WHERE model = ?), -1)"
 
 
@@ -133,3 +140,20 @@ def move_mark(db: sqlite3.Connection, model: str, to: int) -> None:
         "ON CONFLICT (model) DO UPDATE SET written = max(written, excluded.written)",
         (model, to),
     )
+
+
+def models(db: sqlite3.Connection, tenant: str | None) -> list[VectorModelInfo]:
+    """Each (model, dimension) with vectors (of ``tenant`` if given): how many, how many current."""
+    where, params = ("", ()) if tenant is None else ("WHERE v.tenant = ?", (tenant,))
+    rows = db.execute(_MODELS.format(where=where), params)
+    return [VectorModelInfo(model, dimension, count, int(current)) for model, dimension, count, current in rows]
+
+
+def drop(db: sqlite3.Connection, model: str, tenant: str | None) -> int:
+    """Delete the vectors of ``model`` (of ``tenant`` if given) inside the caller's write
+    transaction, and the model's mark: it stood for every tenant's records, so after a drop of
+    one tenant's the next pass of ``missing`` reads every record once and sets it again."""
+    where, params = ("", ()) if tenant is None else (" AND tenant = ?", (tenant,))
+    dropped = db.execute(f"DELETE FROM vectors WHERE model = ?{where}", (model, *params)).rowcount
+    db.execute("DELETE FROM vector_marks WHERE model = ?", (model,))
+    return int(dropped)
