@@ -1,0 +1,89 @@
+"""Experiment (not shipped): the retrieval quality of a candidate ONNX BERT (mean-pooled, MiniLM's tokenizer)
+as the vector channel's embedder, through the real hybrid search of ``bench_quality.py``:
+
+    .venv/bin/python benchmarks/experiments/onnx_eval.py --model /tmp/m1.onnx \\
+        --corpus benchmarks/quality_corpus.json --floor 0.355 --floor 0.37
+
+Made for ``finetune_minilm.py``'s output; results and the decision: ``benchmarks/experiments/README.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+import bench_quality as bq  # noqa: E402
+import numpy as np  # noqa: E402
+import onnxruntime as ort  # noqa: E402
+from tokenizers import Tokenizer  # noqa: E402
+
+import afteraction as aa  # noqa: E402
+from afteraction.embed.minilm import MAX_TOKENS, TOKENIZER_PATH  # noqa: E402
+
+
+class OnnxBert:
+    """One text per model call (as the shipped default runs), mean-pooled and normalized."""
+
+    dimension = 384
+
+    def __init__(self, path: Path) -> None:
+        self.model_id = f"candidate-{path.stem}"
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 2
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
+        self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self.tokenizer.no_padding()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        vectors = []
+        for text in texts:
+            ids = np.array([self.tokenizer.encode(text).ids], dtype=np.int64)
+            feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+            (hidden,) = self.session.run(None, feeds)
+            pooled = hidden[0].mean(axis=0)
+            vectors.append((pooled / np.linalg.norm(pooled)).astype(np.float32).tolist())
+        return vectors
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", type=Path, required=True)
+    parser.add_argument("--corpus", action="append", required=True)
+    parser.add_argument("--floor", action="append", type=float, default=[], help="Weights.min_hybrid_relevance")
+    parser.add_argument("--categories", action="store_true")
+    args = parser.parse_args()
+    embedder = OnnxBert(args.model)
+
+    def build(name: str) -> Any:
+        return embedder
+
+    bq.build_embedder = build
+    for path in args.corpus:
+        corpus = bq.load(Path(path))
+        for floor in args.floor or [aa.Weights().min_hybrid_relevance]:
+            weights = replace(aa.Weights(), min_hybrid_relevance=floor)
+            outcomes, errors, _, _ = bq.run(corpus, corpus.queries, "sqlite", weights=weights, embedder="candidate")
+            rows = {row.name: row for row in bq.rows(outcomes)}
+            every, answerable = rows["all"], rows["answerable"]
+            print(
+                f"{Path(path).stem:18s} {args.model.stem} floor={floor:.4f}  R@1 {every.r1:.3f}  "
+                f"MRR {answerable.mrr:.3f}  no result {answerable.no_result:.1%}  "
+                f"given a block {every.given_block:.1%}  errors {len(errors)}",
+                flush=True,
+            )
+            if args.categories:
+                for row in bq.rows(outcomes):
+                    print(f"    {row.name:15s} R@1 {row.r1:.2f}  no result {row.no_result}  block {row.given_block}")
+
+
+if __name__ == "__main__":
+    main()
