@@ -2622,11 +2622,11 @@ def record(spec: Spec, allowed: tuple[str, ...], tool: str = "build_heldout") ->
     )
     try:
         with mem.run(spec.task, scope=spec.scope, env=spec.env, run_id=f"run_{spec.name}") as run:
-            for tool, args, error in spec.tried:
-                run.tool(tool, args=args, error=error)
+            for name, args, error in spec.tried:
+                run.tool(name, args=args, error=error)
                 run.next_attempt()
-            for tool, args, result in spec.worked:
-                run.tool(tool, args=args, result=result)
+            for name, args, result in spec.worked:
+                run.tool(name, args=args, result=result)
             run.check(spec.check, passed=True)
         stored = run.experience
         if stored is None or errors:
