@@ -66,15 +66,19 @@ def test_the_reindex_command_embeds_with_the_default_model(tmp_path: Path) -> No
     db = str(tmp_path / "memory.db")
     store = SQLiteStore(db)
     store.put_many([experience("a"), experience("b", task="Deploys time out", scope=Scope("globex", "ci", "builds"))])
+    reindex(store, Checked(Letters()))  # an earlier model's vectors
     store.close()
     runner = CliRunner()
     done = runner.invoke(main, ["reindex", "--db", db, "--batch", "1"], catch_exceptions=False)
     assert done.exit_code == 0, done.stderr
     assert f"embedded 2 with {MODEL_ID}" in done.stdout
     assert "index acme: exact, 1 vectors, up to date" in done.stdout
+    hint = "2 vectors of another model are unused: letters@1 (`afteraction db drop-vectors letters@1` removes them)"
+    assert hint in done.stdout
     again = runner.invoke(main, ["reindex", "--db", db, "--tenant", "acme", "--rebuild-index", "--json"])
     assert again.exit_code == 0, again.stderr
     report = json.loads(again.stdout)
     assert (report["embedded"], report["failed"]) == (0, [])
     assert [(s["tenant"], s["kind"], s["built"]) for s in report["indexes"]] == [("acme", "ann", True)]
+    assert [(m["model"], m["vectors"]) for m in report["other_models"]] == [("letters@1", 1)]  # acme's alone
     assert (tmp_path / "memory.db-vectors").is_dir()

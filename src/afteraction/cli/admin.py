@@ -229,11 +229,14 @@ def reindex(db: str, batch: int, tenant: str | None, rebuild_index: bool, as_jso
 
     Lessons are embedded in (tenant, id) order, BATCH at a time, with a progress bar on stderr. A
     batch the embedder fails on is skipped and listed, and the command exits 1; run it again to
-    retry those. A lesson changed while it was being embedded is left for the next run. Exits 2
-    when the embed extra is missing or the store keeps no vectors."""
+    retry those. A lesson changed while it was being embedded is left for the next run. Vectors
+    of other models (an earlier default's) are listed at the end, with the command that drops
+    them (`other_models` in --json). Exits 2 when the embed extra is missing or the store keeps
+    no vectors."""
     from afteraction.embed import default_embedder
     from afteraction.reindex import count_missing
     from afteraction.reindex import reindex as run
+    from afteraction.store.base import VectorStore
 
     embedder = default_embedder()
     with _open(db) as memory:
@@ -243,8 +246,11 @@ def reindex(db: str, batch: int, tenant: str | None, rebuild_index: bool, as_jso
         ) as bar:
             report = run(memory.store, embedder, batch=batch, tenant=tenant, rebuild_index=rebuild_index,
                          progress=bar.update)  # fmt: skip
+        store = memory.store
+        listed = store.vector_models(tenant=tenant) if isinstance(store, VectorStore) else []
+        others = [info for info in listed if info.model != report.model]
     if as_json:
-        click.echo(json.dumps(report.to_dict(), ensure_ascii=False))
+        click.echo(json.dumps({**report.to_dict(), "other_models": [o.to_dict() for o in others]}, ensure_ascii=False))
     else:
         click.echo(f"embedded {report.embedded} with {report.model}; changed while embedding {report.changed}")
         for failed in report.failed:
@@ -254,5 +260,8 @@ def reindex(db: str, batch: int, tenant: str | None, rebuild_index: bool, as_jso
             how = "built now" if state.built else "up to date"
             why = f" (the saved one was not used: {state.reason})" if state.built and state.reason else ""
             click.echo(f"index {state.tenant}: {state.kind}, {state.vectors} vectors, {how}{why}")
+        for other in others:  # a superseded model's vectors: search never reads them
+            click.echo(f"{other.vectors} vectors of another model are unused: {other.model} "
+                       f"(`afteraction db drop-vectors {other.model}` removes them)")  # fmt: skip
     if report.failed:
         sys.exit(1)
