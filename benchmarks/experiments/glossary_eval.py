@@ -19,14 +19,13 @@ import importlib.util
 import re
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path[:0] = [str(HERE), str(HERE.parent)]
 
-import bench_quality as bq  # noqa: E402
+from _sweep import sweep  # noqa: E402
 
 import afteraction as aa  # noqa: E402
 import afteraction.indexing as indexing  # noqa: E402
@@ -90,22 +89,7 @@ def main() -> None:
             return start(self, scope, expand(text), **options)
 
         vc.VectorChannel.start = expanded_start  # type: ignore[method-assign]
-    for path in args.corpus:
-        corpus = bq.load(Path(path))
-        for floor in args.floor or [aa.Weights().min_hybrid_relevance]:
-            weights = replace(aa.Weights(), min_hybrid_relevance=floor)
-            outcomes, errors, _, _ = bq.run(corpus, corpus.queries, "sqlite", weights=weights)
-            rows = {row.name: row for row in bq.rows(outcomes)}
-            every, answerable = rows["all"], rows["answerable"]
-            print(
-                f"{Path(path).stem:18s} mode={args.mode:5s} floor={floor:.4f}  R@1 {every.r1:.3f}  "
-                f"MRR {answerable.mrr:.3f}  no result {answerable.no_result:.1%}  "
-                f"given a block {every.given_block:.1%}  errors {len(errors)}",
-                flush=True,
-            )
-            if args.categories:
-                for row in bq.rows(outcomes):
-                    print(f"    {row.name:15s} R@1 {row.r1:.2f}  no result {row.no_result}  block {row.given_block}")
+    sweep(args.corpus, args.floor, f"mode={args.mode:5s}", embedder="minilm", categories=args.categories)
 
 
 if __name__ == "__main__":
