@@ -204,11 +204,10 @@ class IndexFiles:
     def __init__(self, database: Path, tenant: str, model: str) -> None:
         self.tenant = tenant
         self.model = model
-        folder = database.with_name(database.name + "-vectors")
-        stem = f"{_digest(tenant)}.{_digest(model)}"
-        self.folder = folder
-        self.index_path = folder / f"{stem}.usearch"
-        self.manifest_path = folder / f"{stem}.json"
+        self.folder = _folder(database)
+        stem = _stem(tenant, model)
+        self.index_path = self.folder / f"{stem}{_INDEX}"
+        self.manifest_path = self.folder / f"{stem}{_MANIFEST}"
 
     def load(self, dimension: int) -> tuple[AnnIndex, Manifest] | str:
         """The index and its manifest, or why they cannot be used (missing, unreadable, of
@@ -264,11 +263,10 @@ class IndexFiles:
     def remove_model(database: Path, model: str, tenant: str | None = None) -> list[Path]:
         """Remove the files of ``model``'s indexes beside ``database`` (of ``tenant``, or of every
         tenant), temporary ones left by a save cut short included; the paths removed."""
-        stem = f"{'*' if tenant is None else _digest(tenant)}.{_digest(model)}"
-        folder = database.with_name(database.name + "-vectors")
+        stem, folder = _stem(tenant, model), _folder(database)
         removed = []
-        for pattern in (f"{stem}.usearch", f"{stem}.json", f".{stem}.usearch.*.tmp", f".{stem}.json.*.tmp"):
-            for path in folder.glob(pattern):
+        for name in (f"{stem}{_INDEX}", f"{stem}{_MANIFEST}"):
+            for path in [*folder.glob(name), *folder.glob(_temporary(name, "*"))]:
                 path.unlink(missing_ok=True)
                 removed.append(path)
         return removed
@@ -278,7 +276,26 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+_INDEX, _MANIFEST = ".usearch", ".json"
+
+
+def _folder(database: Path) -> Path:
+    """Where the index files of the database ``database`` live."""
+    return database.with_name(database.name + "-vectors")
+
+
+def _stem(tenant: str | None, model: str) -> str:
+    """The file name of (``tenant``, ``model``)'s index, before its suffix; with ``tenant`` None,
+    a glob pattern over every tenant's."""
+    return f"{'*' if tenant is None else _digest(tenant)}.{_digest(model)}"
+
+
+def _temporary(name: str, pid: str) -> str:
+    """The temporary name a file ``name`` is written under before its rename (``_replace``)."""
+    return f".{name}.{pid}.tmp"
+
+
 def _replace(path: Path, data: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary = path.with_name(_temporary(path.name, str(os.getpid())))
     temporary.write_bytes(data)
     os.replace(temporary, path)
