@@ -68,10 +68,24 @@ def test_outcomes_and_imports_go_through_the_service(mem: aa.Memory, scope: aa.S
     updated = mem.record_outcome(lesson.id, scope=scope, success=True)
     assert updated.revision == lesson.revision + 1
     assert updated.confidence > lesson.confidence
+    keyed = mem.record_outcome(lesson.id, scope=scope, success=True, key="run:r-2", task="customer money gone")
+    assert mem.record_outcome(lesson.id, scope=scope, success=True, key="run:r-2") == keyed
+    assert keyed.supporting == updated.supporting + 1 and keyed.wordings == ("customer money gone",)
     imported = make_experience("Invoice export times out", scope=scope, id="exp_imported")
     assert mem.add(imported) is True
     assert mem.add(imported) is False  # idempotent by id
     assert mem.get("exp_imported", scope=scope) == imported
+
+
+def test_a_remote_run_feeds_back_to_the_lessons_it_was_given(mem: aa.Memory, scope: aa.Scope) -> None:
+    lesson = record(mem, scope)
+    assert lesson is not None
+    with mem.run("refund 42 stuck pending, customer money gone", scope=scope, run_id="remote-r-2") as run:
+        assert "wait-for-lock" in run.reference_block()
+        run.check("refund-issued", passed=True)
+    assert run.given == (lesson.id,)
+    now = mem.get(lesson.id, scope=scope)
+    assert now.supporting == 2 and now.outcome_keys == ("run:remote-r-2",)
 
 
 def test_the_async_face_works_remotely(mem: aa.Memory, scope: aa.Scope) -> None:

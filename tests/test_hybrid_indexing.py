@@ -53,6 +53,27 @@ def test_a_finished_run_and_an_outcome_are_indexed_at_their_revision() -> None:
     assert mem.wait_indexed(5) and store.missing_vectors("letters@1") == []
 
 
+def test_a_learned_wording_is_embedded_with_the_lesson() -> None:
+    class Heard(Letters):
+        def __init__(self) -> None:
+            super().__init__()
+            self.texts: list[str] = []
+
+        def embed(self, texts: Any) -> list[list[float]]:
+            self.texts.extend(texts)
+            return super().embed(texts)
+
+    store, embedder = MemoryStore(), Heard()
+    mem = memory(store, embedder)
+    mem.add(experience("a", task="Refund ticket 42 is stuck in pending"))
+    assert mem.wait_indexed(5)
+    mem.record_outcome("a", scope=SCOPE, success=True, key="run:r-2", task="customer money never came back")
+    assert mem.wait_indexed(5) and store.missing_vectors("letters@1") == []
+    # (the first text may be embedded twice: by the add and by the backfill that opening starts)
+    assert embedder.texts[-1] == "Refund ticket 42 is stuck in pending\ncustomer money never came back"
+    assert set(embedder.texts[:-1]) == {"Refund ticket 42 is stuck in pending"}
+
+
 def test_a_record_changed_while_it_was_embedded_keeps_no_stale_vector() -> None:
     """The race for real: the worker is inside embed() when another writer updates the record."""
     store, embedder = MemoryStore(), Gate("Refund")

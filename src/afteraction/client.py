@@ -191,8 +191,21 @@ class RemoteMemory(Memory):
 
     # -- feedback ------------------------------------------------------------------------
 
-    def record_outcome(self, id: str, *, scope: Scope, success: bool, attempts: int = 5) -> Experience:
-        body = {"scope": scope.to_dict(), "success": success}
+    def record_outcome(
+        self,
+        id: str,
+        *,
+        scope: Scope,
+        success: bool,
+        key: str | None = None,
+        task: str | None = None,
+        attempts: int = 5,
+    ) -> Experience:
+        body: dict[str, Any] = {"scope": scope.to_dict(), "success": success}
+        if key is not None:
+            body["key"] = key
+        if task is not None:
+            body["task"] = task
         return Experience.from_dict(self._call("POST", f"/experience/lessons/{_segment(id)}/outcome", json=body))
 
     # -- maintenance ---------------------------------------------------------------------

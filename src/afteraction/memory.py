@@ -27,18 +27,18 @@ from afteraction.core.capture import clean_env, clean_run, clean_task
 from afteraction.core.distill import distill
 from afteraction.core.fusion import cosine_bound, fuse
 from afteraction.core.rank import DEFAULT_WEIGHTS, Weights, rank
-from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout, render_block
+from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout, block_with_hits
 from afteraction.core.sanitize import LIMITS, Limits
 from afteraction.core.tasktext import MAX_TASK_CHARS
 from afteraction.core.text import MAX_QUERY_TERMS, query_terms
-from afteraction.core.trust import record_outcome
+from afteraction.core.trust import record_outcome, with_wording, wording_may_join
 from afteraction.core.verify import Verifier
 from afteraction.core.verify import verify as check_run
 from afteraction.embed.base import AsyncEmbedder, Embedder
 from afteraction.errors import ConfigError, ConflictError, EmbedderError, NotFoundError, ValidationError
 from afteraction.indexing import Indexer
 from afteraction.memory_async import AsyncMemory
-from afteraction.model import Experience, Hit, Run, Scope, Skill, Status
+from afteraction.model import Experience, Hit, Run, Scope, Skill, Status, _check
 from afteraction.recorder import ErrorHandler, RunRecorder
 from afteraction.settings import api_key, database_url
 from afteraction.store import Store, open_store
@@ -151,10 +151,13 @@ class Memory:
         skill: Skill | None = None,
         run_id: str | None = None,
         on_error: ErrorHandler | None = None,
+        feedback: bool = True,
     ) -> RunRecorder:
         """Start recording a run of ``task``. Leaving the ``with`` block (or ``finish()``)
         verifies it; a verified run becomes a Validated lesson, a failed one Quarantined.
-        Pass the host's ``run_id`` to make retries of the same run idempotent."""
+        Pass the host's ``run_id`` to make retries of the same run idempotent. The lessons
+        the run is given through ``run.reference_block()`` or ``run.search()`` each get its
+        verdict as a reuse outcome at the end, unless ``feedback`` is False."""
         if not isinstance(scope, Scope):
             raise ValidationError("scope", "must be a Scope built by the host")
         if not isinstance(task, str) or not task.strip():
@@ -171,6 +174,7 @@ class Memory:
             limits=self.limits,
             on_error=on_error or self.on_error,
             started_at=self.now(),
+            feedback=feedback,
         )
 
     def learn(
@@ -295,15 +299,18 @@ class Memory:
         max_tokens: int | None = None,
     ) -> str:
         """The block to inject for ``task``: "" when no lesson qualifies."""
-        base = self.block_options
-        options = BlockOptions(
-            max_records=base.max_records if max_records is None else max_records,
-            max_bytes=base.max_bytes if max_bytes is None else max_bytes,
-            max_tokens=base.max_tokens if max_tokens is None else max_tokens,
-            layout=base.layout if layout is None else layout,
+        options = self.block_options.with_(
+            layout=layout, max_records=max_records, max_bytes=max_bytes, max_tokens=max_tokens
         )
+        return self.block_with_hits(task, scope=scope, env=env, options=options)[0]
+
+    def block_with_hits(
+        self, task: str, *, scope: Scope, env: Mapping[str, str] | None = None, options: BlockOptions | None = None
+    ) -> tuple[str, tuple[Hit, ...]]:
+        """``reference_block``'s block for ``task`` and the hits it shows (what a run was given)."""
+        options = self.block_options if options is None else options
         hits = self.search(task, scope=scope, k=min(options.max_records, 100), env=env)
-        return render_block(hits, options)
+        return block_with_hits(hits, options)
 
     def lessons(
         self, *, scope: Scope, limit: int = 50, offset: int = 0, status: Status | str | None = None
@@ -325,12 +332,33 @@ class Memory:
 
     # -- feedback ------------------------------------------------------------------------
 
-    def record_outcome(self, id: str, *, scope: Scope, success: bool, attempts: int = 5) -> Experience:
-        """One more independent reuse outcome for lesson ``id``: updates confidence and
-        status, retrying when another writer got there first."""
+    def record_outcome(
+        self,
+        id: str,
+        *,
+        scope: Scope,
+        success: bool,
+        key: str | None = None,
+        task: str | None = None,
+        attempts: int = 5,
+    ) -> Experience:
+        """One more independent reuse outcome for lesson ``id``: updates confidence and status,
+        retrying when another writer got there first. Under a ``key`` (the run it came from) it
+        counts once. A success's ``task`` (the run's request) becomes a wording the lesson is
+        found by, if all who see the lesson may see ``scope``'s (``core.trust.wording_may_join``)."""
+        if not isinstance(success, bool):
+            raise ValidationError("success", "must be true or false")
+        key = None if key is None else _check.name(key, "key", limit=_check.MAX_ID)
+        if task is not None and not isinstance(task, str):
+            raise ValidationError("task", f"must be a string, got {type(task).__name__}")
+        wording = clean_task(task, self.limits) if task and success else None
         for _ in range(attempts):
             current = self.get(id, scope=scope)
-            updated = record_outcome(current, success, self.now())
+            updated = record_outcome(current, success, self.now(), key=key)
+            if updated is current:
+                return current  # counted already
+            if wording and wording_may_join(current.scope, scope):
+                updated = with_wording(updated, wording)
             try:
                 stored = self.store.update(updated, expected_revision=current.revision)
             except ConflictError:

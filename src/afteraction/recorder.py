@@ -3,6 +3,11 @@
 Recording is cheap in the agent's thread (an append under a lock); sanitizing, verifying,
 distilling and storing happen once, at ``finish``. Nothing here raises into the agent:
 every failure goes to ``on_error`` and the run simply teaches nothing.
+
+The run also closes the loop for the lessons it was given (``run.reference_block()`` or
+``run.search()``): at ``finish``, each gets this run's verdict as one reuse outcome, keyed by
+the run so that finishing or reporting twice counts once; a verified run also gives each its
+task, in this run's words, to be found by (``Memory.record_outcome``).
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 from afteraction.core.capture import clean_call, clean_text
 from afteraction.core.distill import distill
+from afteraction.core.render import BlockOptions, Layout
 from afteraction.core.sanitize import Limits, scrub_text
 from afteraction.core.verify import Verifier, verify
 from afteraction.errors import ValidationError
-from afteraction.model import Attempt, Evidence, Experience, Run, Scope, Skill, ToolCall
+from afteraction.model import Attempt, Evidence, Experience, Hit, Run, Scope, Skill, ToolCall, Verdict
+from afteraction.model._check import MAX_ID
 
 if TYPE_CHECKING:
     from afteraction.memory import Memory
@@ -67,6 +74,7 @@ class RunRecorder:
         limits: Limits,
         on_error: ErrorHandler,
         started_at: datetime,
+        feedback: bool = True,
     ) -> None:
         self.id = run_id
         self.task = task
@@ -85,6 +93,8 @@ class RunRecorder:
         self._abstained = False
         self._done = False
         self._result: Experience | None = None
+        self._feedback = feedback
+        self._given: dict[str, None] = {}  # ids of the lessons this run was given, in order
 
     # -- recording (the agent's thread: cheap, never raises) -----------------------------
 
@@ -164,6 +174,51 @@ class RunRecorder:
             except ValidationError as exc:
                 self._report(exc, "run.check")
 
+    # -- what the run is given (the agent's thread: never raises) ------------------------
+
+    def search(self, *, k: int = 5) -> list[Hit]:
+        """``Memory.search`` for this run's task, scope and environment; the lessons found count
+        as given to the run. [] when memory fails (``on_error`` hears why)."""
+        try:
+            hits = self._memory.search(self.task, scope=self.scope, k=k, env=self._env)
+        except Exception as exc:
+            self._report(exc, "run.search")
+            return []
+        self._was_given(hits)
+        return hits
+
+    def reference_block(
+        self,
+        *,
+        layout: Layout | None = None,
+        max_records: int | None = None,
+        max_bytes: int | None = None,
+        max_tokens: int | None = None,
+    ) -> str:
+        """``Memory.reference_block`` for this run's task, scope and environment; the lessons in
+        the block count as given to the run. "" when memory fails (``on_error`` hears why)."""
+        try:
+            options: BlockOptions = self._memory.block_options.with_(
+                layout=layout, max_records=max_records, max_bytes=max_bytes, max_tokens=max_tokens
+            )
+            block, shown = self._memory.block_with_hits(self.task, scope=self.scope, env=self._env, options=options)
+        except Exception as exc:
+            self._report(exc, "run.reference_block")
+            return ""
+        self._was_given(shown)
+        return block
+
+    @property
+    def given(self) -> tuple[str, ...]:
+        """Ids of the lessons this run was given so far, in the order it first got them."""
+        with self._lock:
+            return tuple(self._given)
+
+    def _was_given(self, hits: Sequence[Hit]) -> None:
+        with self._lock:
+            if not self._done:
+                self._given.update((hit.id, None) for hit in hits)
+
     # -- finishing -----------------------------------------------------------------------
 
     def abandon(self) -> None:
@@ -189,7 +244,21 @@ class RunRecorder:
         except Exception as exc:
             self._report(exc, "run.finish")
             return None
+        self._feed_back(verdict)
         return self._result
+
+    def _feed_back(self, verdict: Verdict) -> None:
+        """This run's verdict as one reuse outcome of each lesson it was given (see the module)."""
+        if not self._feedback:
+            return
+        key = f"run:{self.id}"[:MAX_ID]
+        for id in tuple(self._given):
+            try:
+                self._memory.record_outcome(
+                    id, scope=self.scope, success=verdict.passed, key=key, task=self.task if verdict.passed else None
+                )
+            except Exception as exc:
+                self._report(exc, "run.feedback")
 
     def to_run(self) -> Run:
         """The run as recorded so far, sanitized (secrets redacted, values cut at the limits)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -97,6 +98,19 @@ def test_update_reindexes_the_text(store: Store) -> None:
     )
     assert search(store, ["quota"]) == ["exp-1"]
     assert search(store, ["token"]) == []
+
+
+def test_a_lesson_is_found_by_the_wordings_it_learned(store: Store) -> None:
+    first = experience("exp-1", task="Invoice export fails", lesson="Rotate the expired export token.")
+    store.put(first)
+    assert search(store, ["billing", "csv", "download", "broken"]) == []
+    learned = replace(first, wordings=("billing CSV download broken",), outcome_keys=("run:r-2",))
+    store.update(learned, expected_revision=1)
+    assert search(store, ["billing", "csv", "download", "broken"]) == ["exp-1"]
+    assert search(store, ["invoice"]) == ["exp-1"]
+    stored = store.get(SCOPE, "exp-1")
+    assert stored is not None
+    assert (stored.wordings, stored.outcome_keys) == (("billing CSV download broken",), ("run:r-2",))
 
 
 def test_concurrent_puts_and_updates_lose_nothing(store: Store) -> None:

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
-from afteraction.core.trust import confidence, record_outcome
-from afteraction.model import Status
+import pytest
+
+from afteraction.core.trust import confidence, record_outcome, with_wording, wording_may_join
+from afteraction.model import Experience, Scope, Status
 from afteraction.testing import make_experience
-from tests.builders import ACME, T0
+from tests.builders import ACME, OTHER, T0
 
 
 def test_laplace_confidence() -> None:
@@ -26,3 +28,59 @@ def test_outcomes_reinforce_and_contest() -> None:
 def test_revoked_is_sticky() -> None:
     e = make_experience("task", scope=ACME, status=Status.REVOKED)
     assert record_outcome(e, True, T0).status is Status.REVOKED
+
+
+def test_an_outcome_under_a_key_counts_once() -> None:
+    e = make_experience("task", scope=ACME)
+    once = record_outcome(e, True, T0, key="run:a")
+    assert once.supporting == 2 and once.outcome_keys == ("run:a",)
+    assert record_outcome(once, True, T0, key="run:a") is once
+    assert record_outcome(once, False, T0, key="run:a") is once
+    other = record_outcome(once, False, T0, key="run:b")
+    assert (other.supporting, other.contradicting, other.outcome_keys) == (2, 1, ("run:a", "run:b"))
+    assert record_outcome(record_outcome(e, True, T0), True, T0).supporting == 3  # unkeyed: each counts
+
+
+def test_outcome_keys_keep_the_newest() -> None:
+    e = make_experience("task", scope=ACME)
+    for n in range(Experience.MAX_OUTCOME_KEYS + 5):
+        e = record_outcome(e, True, T0, key=f"run:{n}")
+    assert len(e.outcome_keys) == Experience.MAX_OUTCOME_KEYS
+    assert e.outcome_keys[0] == "run:5" and e.outcome_keys[-1] == f"run:{Experience.MAX_OUTCOME_KEYS + 4}"
+    assert e.supporting == 1 + Experience.MAX_OUTCOME_KEYS + 5
+
+
+def test_a_wording_is_kept_when_it_brings_a_new_word() -> None:
+    e = make_experience("Deploys time out on the staging cluster", scope=ACME)
+    assert with_wording(e, "the deploy timed out on staging") is e  # the same stems: nothing new
+    assert with_wording(e, "   ") is e
+    learned = with_wording(e, "  rollout   hangs\non the   staging cluster ")
+    assert learned.wordings == ("rollout hangs on the staging cluster",)
+    assert with_wording(learned, "rollouts hanging on staging") is learned  # known through the first wording
+    long = with_wording(e, "rollout " * 100)
+    assert len(long.wordings[0]) <= Experience.WORDING_CHARS
+
+
+def test_wordings_keep_the_newest() -> None:
+    e = make_experience("task", scope=ACME)
+    for word in ("alpha", "bravo", "charlie", "delta", "echo"):
+        e = with_wording(e, f"{word} request")
+    assert e.wordings == ("charlie request", "delta request", "echo request")
+    assert len(e.wordings) == Experience.MAX_WORDINGS
+
+
+@pytest.mark.parametrize(
+    ("lesson", "run", "joins"),
+    [
+        (ACME, ACME, True),
+        (Scope("acme", "support", "refunds", agent="a"), Scope("acme", "support", "refunds", agent="a"), True),
+        # the lesson is narrower than the run: whoever sees it could see the run's records
+        (Scope("acme", "support", "refunds", user="u1"), ACME, True),
+        # a user's request would reach every user of the project: no
+        (ACME, Scope("acme", "support", "refunds", user="u1"), False),
+        (ACME, Scope("acme", "support", "refunds", agent="a"), False),
+        (ACME, OTHER, False),
+    ],
+)
+def test_a_wording_joins_only_a_lesson_no_wider_than_its_run(lesson: Scope, run: Scope, joins: bool) -> None:
+    assert wording_may_join(lesson, run) is joins

@@ -135,6 +135,8 @@ def experiences(draw: st.DrawFn) -> Experience:
         updated_at=draw(st.none() | st.just(created + timedelta(days=1))),
         expires_at=draw(st.none() | TIMES),
         source=draw(NAMES),
+        wordings=tuple(draw(st.lists(TEXT, max_size=Experience.MAX_WORDINGS))),
+        outcome_keys=tuple(draw(st.lists(NAMES, max_size=4))),
     )
 
 
@@ -169,4 +171,33 @@ def test_bad_runs_name_the_field(change: dict[str, Any], field: str) -> None:
             "started_at": "2026-01-01T10:00:00Z"}  # fmt: skip
     with pytest.raises(ValidationError) as info:
         Run.from_dict({**base, **change})
+    assert info.value.field == field
+
+
+def _stored(**change: Any) -> dict[str, Any]:
+    return {"id": "exp_1", "task_id": "run_1", "task": "t", "lesson": "l", "status": "validated",
+            "confidence": 0.5, "scope": {"tenant": "a", "app": "b", "project": "c"},
+            "created_at": "2026-01-01T10:00:00Z", **change}  # fmt: skip
+
+
+def test_a_record_without_wordings_or_outcome_keys_reads_and_writes_as_before() -> None:
+    read = Experience.from_dict(_stored())
+    assert read.wordings == () and read.outcome_keys == ()
+    assert "wordings" not in read.to_dict() and "outcome_keys" not in read.to_dict()
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"wordings": "one"}, "wordings"),
+        ({"wordings": ["a", "b", "c", "d"]}, "wordings"),
+        ({"wordings": ["x" * 301]}, "wordings[0]"),
+        ({"wordings": ["ok", 7]}, "wordings[1]"),
+        ({"outcome_keys": [f"run:{n}" for n in range(65)]}, "outcome_keys"),
+        ({"outcome_keys": [""]}, "outcome_keys[0]"),
+    ],
+)
+def test_bad_wordings_and_outcome_keys_name_the_field(change: dict[str, Any], field: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        Experience.from_dict(_stored(**change))
     assert info.value.field == field

@@ -73,6 +73,19 @@ def test_an_outcome_updates_confidence(http: TestClient) -> None:
     assert answer.json()["revision"] == 2 and answer.json()["contradicting"] == 1
 
 
+def test_an_outcome_under_a_key_counts_once_and_a_success_teaches_its_words(http: TestClient) -> None:
+    store(http, lesson())
+    body = {"scope": SCOPE, "success": True, "key": "run:r-9", "task": "customer money never came back"}
+    first = http.post("/experience/lessons/exp_refund/outcome", json=body)
+    again = http.post("/experience/lessons/exp_refund/outcome", json={**body, "success": False})
+    assert first.status_code == again.status_code == 200
+    assert first.json() == again.json()
+    assert first.json()["supporting"] == 2 and first.json()["outcome_keys"] == ["run:r-9"]
+    assert first.json()["wordings"] == ["customer money never came back"]
+    found = http.post("/experience/search", json={"query": "customer money never came back", "scope": SCOPE})
+    assert [hit["id"] for hit in found.json()["hits"]] == ["exp_refund"]
+
+
 def test_a_submitted_run_is_learned_here(http: TestClient) -> None:
     run = {
         "id": "run-1",
@@ -126,6 +139,8 @@ def test_a_verdict_on_an_ingested_session_teaches(http: TestClient) -> None:
         ("/experience/lessons", {"lessons": []}, "lessons"),
         ("/experience/lessons", {"lessons": [{"id": "x"}]}, "lessons[0].task_id"),
         ("/experience/lessons/exp/outcome", {"scope": SCOPE, "success": "yes"}, "success"),
+        ("/experience/lessons/exp_refund/outcome", {"scope": SCOPE, "success": True, "key": 7}, "key"),
+        ("/experience/lessons/exp_refund/outcome", {"scope": SCOPE, "success": True, "task": ["x"]}, "task"),
         ("/experience/runs", {"run": {"id": "r"}}, "run.task"),
         ("/sessions/ses-1/verdict", {"scope": SCOPE, "evidence": []}, "evidence"),
         ("/sessions/ses-1/verdict", {"scope": SCOPE, "evidence": [{"passed": True}]}, "evidence[0].id"),

@@ -15,7 +15,15 @@ from afteraction.core.neutralize import BEGIN_MARKER, END_MARKER, neutralize
 from afteraction.errors import ValidationError
 from afteraction.model import Experience, Hit
 
-__all__ = ["DEFAULT_BLOCK", "PREAMBLE", "BlockOptions", "estimate_tokens", "render_block", "render_record"]
+__all__ = [
+    "DEFAULT_BLOCK",
+    "PREAMBLE",
+    "BlockOptions",
+    "block_with_hits",
+    "estimate_tokens",
+    "render_block",
+    "render_record",
+]
 
 Layout = Literal["compact", "verbose"]
 
@@ -43,6 +51,22 @@ class BlockOptions:
             raise ValidationError("max_tokens", "must be at least 64")
         if self.layout not in ("compact", "verbose"):
             raise ValidationError("layout", "must be compact or verbose")
+
+    def with_(
+        self,
+        *,
+        layout: Layout | None = None,
+        max_records: int | None = None,
+        max_bytes: int | None = None,
+        max_tokens: int | None = None,
+    ) -> BlockOptions:
+        """These options with each bound given (not None) put in place of its own."""
+        return BlockOptions(
+            max_records=self.max_records if max_records is None else max_records,
+            max_bytes=self.max_bytes if max_bytes is None else max_bytes,
+            max_tokens=self.max_tokens if max_tokens is None else max_tokens,
+            layout=self.layout if layout is None else layout,
+        )
 
 
 DEFAULT_BLOCK = BlockOptions()
@@ -95,10 +119,16 @@ def render_block(hits: Sequence[Hit], options: BlockOptions = DEFAULT_BLOCK) -> 
     """The block for ``hits`` (best first), or "" when there is nothing to show.
 
     Records are kept whole: one that would break a bound is left out and the next is tried."""
+    return block_with_hits(hits, options)[0]
+
+
+def block_with_hits(hits: Sequence[Hit], options: BlockOptions = DEFAULT_BLOCK) -> tuple[str, tuple[Hit, ...]]:
+    """``render_block``'s block and the hits it shows, in order."""
     head = f"{BEGIN_MARKER}\n{PREAMBLE}\n"
     tail = f"{END_MARKER}\n"
     used = len(head.encode("utf-8")) + len(tail.encode("utf-8"))
     records: list[str] = []
+    shown: list[Hit] = []
     for hit in hits:
         if len(records) >= options.max_records:
             break
@@ -111,7 +141,8 @@ def render_block(hits: Sequence[Hit], options: BlockOptions = DEFAULT_BLOCK) -> 
         ):
             continue
         records.append(record)
+        shown.append(hit)
         used += size
     if not records:
-        return ""
-    return head + "".join(records) + tail
+        return "", ()
+    return head + "".join(records) + tail, tuple(shown)

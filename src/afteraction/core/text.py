@@ -107,12 +107,13 @@ def stems(text: str) -> frozenset[str]:
 
 
 def searchable(experience: Experience) -> tuple[str, str, str]:
-    """The text a record is found by, as (task, summary, lesson): the summary field also
-    carries the scenario's symptoms, so a lesson is found by its error text."""
+    """The text a record is found by, as (task, summary, lesson): the task field also carries
+    the wordings of the verified runs it was given to, and the summary field the scenario's
+    symptoms, so a lesson is found by the words it was asked for in and by its error text."""
     summary = experience.summary
     if experience.scenario is not None and experience.scenario.symptoms:
         summary = " ".join((summary, *experience.scenario.symptoms))
-    return experience.task, summary, experience.lesson
+    return "\n".join((experience.task, *experience.wordings)), summary, experience.lesson
 
 
 def stemmed(text: str) -> str:
@@ -127,9 +128,11 @@ def search_stems(terms: Sequence[str]) -> list[str]:
 
 def embedding_text(experience: Experience, limit: int = EMBED_CHARS) -> str:
     """The text a record's vector is made from: its task, then its first symptom (the error it
-    met), cut at ``limit`` characters. Queries are task texts, so the task leads; the summary
-    (tools and arguments) was measured to blur the vector (docs/retrieval.md) and is left out."""
+    met), then the wordings it learned, cut at ``limit`` characters. Queries are task texts, so
+    the task leads; the summary (tools and arguments) was measured to blur the vector
+    (docs/retrieval.md) and is left out."""
     parts = [experience.task]
     if experience.scenario is not None and experience.scenario.symptoms:
         parts.append(experience.scenario.symptoms[0])
+    parts.extend(experience.wordings)
     return "\n".join(part.strip() for part in parts if part.strip())[:limit]

@@ -1,13 +1,15 @@
-"""Trust: Laplace confidence over independent evidence, and the lifecycle it drives."""
+"""Trust: Laplace confidence over independent evidence, the lifecycle it drives, and the
+wordings a lesson learns from the verified runs it was given to."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
 
-from afteraction.model import Experience, Status
+from afteraction.core.text import search_stems
+from afteraction.model import Experience, Scope, Status
 
-__all__ = ["REINFORCED_AT", "STICKY", "confidence", "record_outcome"]
+__all__ = ["REINFORCED_AT", "STICKY", "confidence", "record_outcome", "with_wording", "wording_may_join"]
 
 #: Supporting evidence at which an uncontested lesson becomes Reinforced.
 REINFORCED_AT = 3
@@ -20,8 +22,12 @@ def confidence(supporting: int, contradicting: int) -> float:
     return (1 + supporting) / (2 + supporting + contradicting)
 
 
-def record_outcome(experience: Experience, success: bool, now: datetime) -> Experience:
-    """The experience after one more independent reuse outcome (not yet stored)."""
+def record_outcome(experience: Experience, success: bool, now: datetime, *, key: str | None = None) -> Experience:
+    """The experience after one more independent reuse outcome (not yet stored). With ``key``
+    (the outcome's own identity, e.g. the run it came from) an outcome already counted is not
+    counted again: the experience itself is returned, and there is nothing to store."""
+    if key is not None and key in experience.outcome_keys:
+        return experience
     s = experience.supporting + (1 if success else 0)
     f = experience.contradicting + (0 if success else 1)
     status = experience.status
@@ -32,6 +38,37 @@ def record_outcome(experience: Experience, success: bool, now: datetime) -> Expe
             status = Status.REINFORCED
         else:
             status = Status.VALIDATED
+    keys = experience.outcome_keys
+    if key is not None:
+        keys = (*keys, key)[-Experience.MAX_OUTCOME_KEYS :]
     return replace(
-        experience, supporting=s, contradicting=f, confidence=confidence(s, f), status=status, updated_at=now
+        experience,
+        supporting=s,
+        contradicting=f,
+        confidence=confidence(s, f),
+        status=status,
+        updated_at=now,
+        outcome_keys=keys,
     )
+
+
+def wording_may_join(lesson: Scope, run: Scope) -> bool:
+    """Whether the task of a run in scope ``run`` may become a wording of a lesson in scope
+    ``lesson`` (which ``run`` sees). Only when everyone who sees the lesson could see the run:
+    each part the run's scope sets, the lesson's sets to the same value. A user's request never
+    reaches the lessons the rest of the project reads."""
+    return lesson.tenant == run.tenant and all(
+        getattr(run, part) is None or getattr(lesson, part) == getattr(run, part)
+        for part in (*Scope.REQUIRED, *Scope.OPTIONAL)
+    )
+
+
+def with_wording(experience: Experience, task: str) -> Experience:
+    """The experience that is also found by ``task`` (a verified run's task, already sanitized):
+    kept when it brings a word the lesson is not yet found by, cut at ``WORDING_CHARS``, the oldest
+    wording leaving past ``MAX_WORDINGS``. The same experience when it brings nothing."""
+    wording = " ".join(task.split())[: Experience.WORDING_CHARS].strip()
+    known = set(search_stems([experience.task, *experience.wordings]))
+    if not wording or set(search_stems([wording])) <= known:
+        return experience
+    return replace(experience, wordings=(*experience.wordings, wording)[-Experience.MAX_WORDINGS :])

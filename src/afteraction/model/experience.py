@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from afteraction.errors import ValidationError
 from afteraction.model import _check
@@ -128,7 +128,19 @@ class Skill:
 @dataclass(frozen=True, slots=True)
 class Experience:
     """A stored lesson. ``supporting`` / ``contradicting`` count independent evidence;
-    ``confidence`` is normally (1 + S) / (2 + S + F). ``revision`` guards updates."""
+    ``confidence`` is normally (1 + S) / (2 + S + F). ``revision`` guards updates.
+
+    ``wordings`` are the tasks of later verified runs the lesson was given to, in their own
+    words (at most ``MAX_WORDINGS``, newest last): a lesson is found by them as by its task.
+    ``outcome_keys`` are the keys of the reuse outcomes counted in S and F (the newest
+    ``MAX_OUTCOME_KEYS``), so the same outcome reported twice counts once."""
+
+    #: Wordings a lesson keeps; the oldest goes when a new one comes.
+    MAX_WORDINGS: ClassVar[int] = 3
+    #: Characters of one wording.
+    WORDING_CHARS: ClassVar[int] = 300
+    #: Outcome keys a lesson remembers.
+    MAX_OUTCOME_KEYS: ClassVar[int] = 64
 
     id: str
     task_id: str
@@ -149,6 +161,8 @@ class Experience:
     updated_at: datetime | None = None
     expires_at: datetime | None = None
     source: str = "run"
+    wordings: tuple[str, ...] = ()
+    outcome_keys: tuple[str, ...] = ()
 
     kind: Literal["experience"] = field(default="experience", init=False, repr=False, compare=False)
 
@@ -168,6 +182,8 @@ class Experience:
         _check.integer(self.contradicting, "contradicting")
         _check.integer(self.revision, "revision", minimum=1)
         _check.name(self.source, "source")
+        _check.strings(self.wordings, "wordings", limit=self.MAX_WORDINGS, item_limit=self.WORDING_CHARS)
+        _check.strings(self.outcome_keys, "outcome_keys", limit=self.MAX_OUTCOME_KEYS, item_limit=_check.MAX_ID)
 
     def eligibility(self, now: datetime, *, min_confidence: float = 0.5) -> str | None:
         """None when this record may be injected at ``now``; otherwise the reason it may not."""
@@ -200,6 +216,9 @@ class Experience:
             value = getattr(self, name)
             if value is not None:
                 out[name] = value.to_dict()
+        for name in ("wordings", "outcome_keys"):
+            if getattr(self, name):
+                out[name] = list(getattr(self, name))
         for name in ("updated_at", "expires_at"):
             value = getattr(self, name)
             if value is not None:
@@ -240,6 +259,12 @@ class Experience:
             updated_at=_check.optional_time(items.get("updated_at"), "updated_at"),
             expires_at=_check.optional_time(items.get("expires_at"), "expires_at"),
             source=_check.name(items.get("source", "import"), "source"),
+            wordings=_check.strings(
+                items.get("wordings"), "wordings", limit=cls.MAX_WORDINGS, item_limit=cls.WORDING_CHARS
+            ),
+            outcome_keys=_check.strings(
+                items.get("outcome_keys"), "outcome_keys", limit=cls.MAX_OUTCOME_KEYS, item_limit=_check.MAX_ID
+            ),
         )
 
 

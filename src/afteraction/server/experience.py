@@ -11,7 +11,9 @@ never quietly rewritten.
 - ``GET /experience/lessons?app=&project=[&team=&agent=&user=][&status=&limit=&offset=]``
 - ``GET /experience/lessons/{id}?app=&project=…`` → the lesson
 - ``POST /experience/lessons`` ``{"lessons": [...]}`` → ``{"stored": n}`` (import as is, idempotent)
-- ``POST /experience/lessons/{id}/outcome`` ``{"scope", "success"}`` → the updated lesson
+- ``POST /experience/lessons/{id}/outcome`` ``{"scope", "success", "key"?, "task"?}`` → the updated
+  lesson (an outcome repeated under the same ``key`` counts once; a success's ``task`` becomes a
+  wording the lesson is found by)
 - ``POST /experience/runs`` ``{"run"}`` → ``{"lesson": … | null}`` (a finished run with its checks)
 - ``POST /sessions/{id}/verdict`` ``{"scope", "evidence": [...]}`` → ``{"lesson": … | null}``: the
   run assembled from that session's ingested events, judged by the host's evidence.
@@ -187,7 +189,10 @@ async def outcome(service: Service, request: Request) -> JSONResponse:
     success = data.get("success")
     if not isinstance(success, bool):
         raise ValidationError("success", "is required and must be true or false")
-    updated = await run_in_threadpool(lambda: memory.record_outcome(id, scope=scope, success=success))
+    key, task = data.get("key"), data.get("task")
+    updated = await run_in_threadpool(
+        lambda: memory.record_outcome(id, scope=scope, success=success, key=key, task=task)
+    )
     return json(updated.to_dict())
 
 

@@ -190,7 +190,15 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
     ("/experience/lessons/{lesson_id}/outcome", "post"): {
         "summary": "One more reuse outcome for a lesson: confidence and status follow",
         "parameters": [_path("lesson_id")],
-        "requestBody": _body(_object(("scope", "success"), scope=_SCOPE, success={"type": "boolean"})),
+        "requestBody": _body(
+            _object(
+                ("scope", "success"),
+                scope=_SCOPE,
+                success={"type": "boolean"},
+                key={"type": "string", "description": "The outcome's own id (e.g. the run's): counted once"},
+                task={"type": "string", "description": "A success's request, in its words: the lesson is found by it"},
+            )
+        ),
         "responses": _answers(200, 409, *_WRITE),
     },
     ("/experience/runs", "post"): {

@@ -1,0 +1,150 @@
+"""Reuse outcomes: the lessons a run was given get its verdict once, and learn its wording."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import afteraction as aa
+from afteraction.testing import FixedClock
+
+PROJECT = aa.Scope(tenant="acme", app="ops", project="deploys", agent="deploy-agent")
+A_USER = aa.Scope(tenant="acme", app="ops", project="deploys", agent="deploy-agent", user="u-17")
+TASK = "Deploys to the staging cluster time out"
+REWORDED = "rollout hangs forever, pods never become ready"  # no word of TASK
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def mem(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[aa.Memory]:
+    url = ":memory:" if request.param == "memory" else str(tmp_path / "m.db")
+    with aa.Memory.open(url, clock=FixedClock()) as memory:
+        yield memory
+
+
+def teach(mem: aa.Memory) -> aa.Experience:
+    with mem.run(TASK, scope=PROJECT) as run:
+        run.tool("deploy", error="Timeout: rollout exceeded 600s")
+        run.next_attempt()
+        run.tool("raise_probe_timeout", result="ok")
+        run.tool("deploy", result="rolled out")
+        run.check("deployed", passed=True)
+    assert run.experience is not None
+    return run.experience
+
+
+def reuse(
+    mem: aa.Memory, task: str, *, passed: bool | None, scope: aa.Scope = PROJECT, run_id: str | None = None, **kw: bool
+) -> aa.RunRecorder:
+    with mem.run(task, scope=scope, run_id=run_id, **kw) as run:
+        run.reference_block()
+        run.tool("deploy", result="rolled out")
+        run.check("deployed", passed=passed)
+    return run
+
+
+def test_a_verified_run_supports_the_lessons_it_was_given_and_teaches_them_its_words(mem: aa.Memory) -> None:
+    lesson = teach(mem)
+    assert mem.search(REWORDED, scope=PROJECT) == []
+    run = reuse(mem, f"staging deploys time out: {REWORDED}", passed=True, run_id="r-2")
+    assert run.given == (lesson.id,)
+    now = mem.get(lesson.id, scope=PROJECT)
+    assert (now.supporting, now.contradicting, now.confidence) == (2, 0, 3 / 4)
+    assert now.outcome_keys == ("run:r-2",)
+    assert now.wordings == (f"staging deploys time out: {REWORDED}",)
+    # found by the words it was reused in (beside the lesson the reusing run stored itself)
+    assert lesson.id in [hit.id for hit in mem.search(REWORDED, scope=PROJECT)]
+    block = mem.reference_block(REWORDED, scope=PROJECT)
+    assert block.count("Task: Deploys to the staging cluster time out") == 1
+    assert block.count("rollout hangs") == 1  # the reusing run's own task; wordings find, never show
+
+
+def test_the_same_run_reported_again_counts_once(mem: aa.Memory) -> None:
+    lesson = teach(mem)
+    reuse(mem, f"{TASK} again", passed=True, run_id="r-2")
+    reuse(mem, f"{TASK} again", passed=True, run_id="r-2")  # a host retrying the whole run
+    once = mem.get(lesson.id, scope=PROJECT)
+    assert once.supporting == 2 and once.revision == 2
+    again = mem.record_outcome(lesson.id, scope=PROJECT, success=False, key="run:r-2")
+    assert again == once
+    third = reuse(mem, f"{TASK} again", passed=True, run_id="r-3")
+    assert lesson.id in third.given
+    assert mem.get(lesson.id, scope=PROJECT).supporting == 3
+
+
+def test_a_failed_run_contradicts_and_teaches_no_words(mem: aa.Memory) -> None:
+    lesson = teach(mem)
+    reuse(mem, f"{TASK}, {REWORDED}", passed=False, run_id="r-2")
+    now = mem.get(lesson.id, scope=PROJECT)
+    assert (now.supporting, now.contradicting, now.wordings) == (1, 1, ())
+    assert now.status is aa.Status.VALIDATED and now.confidence == 0.5
+    reuse(mem, f"{TASK}, {REWORDED}", passed=False, run_id="r-3")
+    contested = mem.get(lesson.id, scope=PROJECT)
+    assert contested.status is aa.Status.CONTESTED
+    assert mem.search(TASK, scope=PROJECT) == []
+
+
+@pytest.mark.parametrize(("passed", "kw"), [(None, {}), (True, {"feedback": False})])
+def test_no_verdict_or_feedback_off_leaves_the_lessons_alone(
+    mem: aa.Memory, passed: bool | None, kw: dict[str, bool]
+) -> None:
+    lesson = teach(mem)
+    run = reuse(mem, f"{TASK}, {REWORDED}", passed=passed, **kw)
+    assert run.given == (lesson.id,)
+    assert mem.get(lesson.id, scope=PROJECT) == lesson
+
+
+def test_a_users_words_never_reach_a_lesson_the_whole_project_reads(mem: aa.Memory) -> None:
+    lesson = teach(mem)
+    reuse(mem, f"{TASK}: {REWORDED}", passed=True, scope=A_USER, run_id="r-2")
+    now = mem.get(lesson.id, scope=PROJECT)
+    assert now.supporting == 2 and now.wordings == ()  # counted, but not its words
+
+
+def test_only_the_lessons_shown_count_as_given(mem: aa.Memory) -> None:
+    lesson = teach(mem)
+    with mem.run("Book a meeting room for Thursday", scope=PROJECT) as run:
+        assert run.reference_block() == ""
+        run.check("booked", passed=True)
+    assert run.given == ()
+    with mem.run(f"{TASK} again", scope=PROJECT) as run:
+        assert [hit.id for hit in run.search(k=3)] == [lesson.id]
+        run.check("deployed", passed=True)
+    assert run.given == (lesson.id,) and mem.get(lesson.id, scope=PROJECT).supporting == 2
+
+
+def test_memory_failing_inside_the_run_never_raises(tmp_path: Path) -> None:
+    errors: list[str] = []
+    with aa.Memory.open(str(tmp_path / "m.db"), clock=FixedClock()) as mem:
+        lesson = teach(mem)
+        with mem.run(f"{TASK} again", scope=PROJECT, on_error=lambda exc, where: errors.append(where)) as run:
+            assert run.reference_block(max_records=0) == ""  # a bad bound: reported, no block
+            run.reference_block()
+            mem.store.close()  # the store goes away before the run ends
+            run.check("deployed", passed=True)
+    assert run.given == (lesson.id,) and run.experience is None
+    assert errors == ["run.reference_block", "run.finish"]
+
+
+def test_record_outcome_names_what_is_wrong(mem: aa.Memory) -> None:
+    lesson = teach(mem)
+    for kwargs, field in [
+        ({"success": "yes"}, "success"),
+        ({"success": True, "key": ""}, "key"),
+        ({"success": True, "key": "a\nb"}, "key"),
+        ({"success": True, "task": 7}, "task"),
+    ]:
+        with pytest.raises(aa.ValidationError) as info:
+            mem.record_outcome(lesson.id, scope=PROJECT, **kwargs)  # type: ignore[arg-type]
+        assert info.value.field == field
+    assert mem.get(lesson.id, scope=PROJECT) == lesson
+
+
+def test_a_task_given_with_the_outcome_is_sanitized(mem: aa.Memory) -> None:
+    lesson = teach(mem)
+    secret = "sk-proj-" + "a1B2c3D4" * 6
+    updated = mem.record_outcome(
+        lesson.id, scope=PROJECT, success=True, key="run:x", task=f"rollout hangs, key {secret}"
+    )
+    assert secret not in updated.wordings[0] and "rollout hangs" in updated.wordings[0]
