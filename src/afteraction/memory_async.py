@@ -48,6 +48,11 @@ class AsyncMemory:
     async def finish(self, recorder: RunRecorder) -> Experience | None:
         return await self._call(recorder.finish)
 
+    async def block_for(self, recorder: RunRecorder, **options: Any) -> str:
+        """``recorder.reference_block(**options)`` off the event loop: the run's block, its
+        lessons counted as given to the run."""
+        return await self._call(recorder.reference_block, **options)
+
     async def add(self, experience: Experience) -> bool:
         return await self._call(self.sync.add, experience)
 

@@ -109,6 +109,10 @@ def test_a_verified_run_teaches_the_next_similar_run() -> None:
         assert "LockHeldError" in block
         assert "wait-for-lock" in block
     assert s.errors == []
+    # the second run was verified: the lesson it was given has one more supporting outcome, and its words
+    helped = s.memory.get(lesson.id, scope=ACME)
+    assert (helped.supporting, helped.confidence, len(helped.outcome_keys)) == (2, 3 / 4, 1)
+    assert helped.wordings == (REWORDED,)
 
 
 def test_tool_errors_reach_the_model_as_without_afteraction() -> None:
@@ -158,7 +162,7 @@ def test_a_failing_store_never_reaches_the_agent() -> None:
     s = Setup([*FIX, *DIRECT], memory=aa.Memory(BrokenStore()))
     assert s.run(TASK) == "Refund issued."
     assert s.run(REWORDED) == "Refund issued."
-    assert {where for _, where in s.errors} >= {"run.finish", "maf.inject"}
+    assert {where for _, where in s.errors} >= {"run.finish", "run.reference_block"}
     assert all(isinstance(exc, aa.StoreError) for exc, _ in s.errors)
 
 

@@ -17,7 +17,9 @@ What is wired, all through MAF's public hooks:
   exception; the exception propagates untouched, so MAF handles it as it would without us.
   calling a tool again after it failed starts a new attempt (the recorder's rule);
 - a context provider adds the reference block for the run's task as one user message:
-  at most one per request, none when no lesson qualifies.
+  at most one per request, none when no lesson qualifies. It asks through the run's recorder
+  (``run.reference_block()``), so when the run ends with a verdict the lessons in the block get
+  it as a reuse outcome (``Memory.run``'s ``feedback``).
 
 The scope of a run comes from ``identity``, the host's function, never from model output.
 Nothing raises into the agent: failures go to ``on_error`` (by default the memory's own) and
@@ -257,13 +259,10 @@ class AfterActionMemory:
         if run is None:
             self._report(ConfigError("the context provider needs the agent middleware too: use attach()"), "maf")
             return
-        if run.scope is None or run.injected or _has_block(context):
+        if run.recorder is None or run.injected or _has_block(context):
             return
-        try:
-            block = await self._aio.reference_block(run.task, scope=run.scope, env=self.env)
-        except Exception as exc:
-            self._report(exc, "maf.inject")
-            return
+        # through the run, so its lessons get its verdict when it ends (a failure goes to on_error)
+        block = await self._aio.block_for(run.recorder)
         if block:
             message = Message(role="user", contents=[block], additional_properties={BLOCK_TAG: True})
             context.extend_messages(self.context_provider, [message])
