@@ -31,7 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path
@@ -343,9 +343,11 @@ def run(
     fusion: str = "score",
     weights: aa.Weights | None = None,
     embedder: str = "minilm",
+    prepare: Callable[[aa.Memory], None] | None = None,
 ) -> tuple[list[Outcome], list[str], dict[str, int], Channel]:
-    """Load the lessons into a fresh store, wait for their vectors, and measure; also the errors
-    memory reported, how many lessons each query scope sees, and how the vector channel fared."""
+    """Load the lessons into a fresh store, wait for their vectors, ``prepare`` it (if given; its
+    vectors waited for too), and measure; also the errors memory reported, how many lessons each
+    query scope sees, and how the vector channel fared."""
     errors: list[str] = []
     channel = Channel(wanted=vectors)
     weights = replace(weights or aa.Weights(), fusion="rrf" if fusion == "rrf" else "score")
@@ -369,6 +371,10 @@ def run(
             if not mem.wait_indexed(timeout=600):
                 errors.append("indexing did not finish within 600 s")
             channel.index_s = time.perf_counter() - start
+            if prepare is not None:
+                prepare(mem)
+                if not mem.wait_indexed(timeout=600):
+                    errors.append("indexing after prepare did not finish within 600 s")
             seen = {}
             for query in queries:
                 key = _scope_label(query.scope)
