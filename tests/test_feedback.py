@@ -73,6 +73,22 @@ def test_the_same_run_reported_again_counts_once(mem: aa.Memory) -> None:
     assert mem.get(lesson.id, scope=PROJECT).supporting == 3
 
 
+def test_a_run_retried_under_its_id_is_no_evidence_for_its_own_lesson(mem: aa.Memory) -> None:
+    first = teach(mem)
+    with mem.run(TASK, scope=PROJECT, run_id="r-1") as run:
+        run.tool("deploy", result="rolled out")
+        run.check("deployed", passed=True)
+    own = run.experience
+    assert own is not None
+    with mem.run(TASK, scope=PROJECT, run_id="r-1") as again:  # the host retries the same run
+        again.reference_block()
+        again.tool("deploy", result="rolled out")
+        again.check("deployed", passed=True)
+    assert set(again.given) == {first.id, own.id}
+    assert mem.get(own.id, scope=PROJECT).supporting == 1
+    assert mem.get(first.id, scope=PROJECT).supporting == 2
+
+
 def test_a_failed_run_contradicts_and_teaches_no_words(mem: aa.Memory) -> None:
     lesson = teach(mem)
     reuse(mem, f"{TASK}, {REWORDED}", passed=False, run_id="r-2")

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from afteraction.core.capture import clean_call, clean_text
 from afteraction.core.distill import distill
-from afteraction.core.render import BlockOptions, Layout
+from afteraction.core.render import Layout
 from afteraction.core.sanitize import Limits, scrub_text
 from afteraction.core.verify import Verifier, verify
 from afteraction.errors import ValidationError
@@ -198,7 +198,7 @@ class RunRecorder:
         """``Memory.reference_block`` for this run's task, scope and environment; the lessons in
         the block count as given to the run. "" when memory fails (``on_error`` hears why)."""
         try:
-            options: BlockOptions = self._memory.block_options.with_(
+            options = self._memory.block_options.with_(
                 layout=layout, max_records=max_records, max_bytes=max_bytes, max_tokens=max_tokens
             )
             block, shown = self._memory.block_with_hits(self.task, scope=self.scope, env=self._env, options=options)
@@ -252,7 +252,10 @@ class RunRecorder:
         if not self._feedback:
             return
         key = f"run:{self.id}"[:MAX_ID]
+        own = None if self._result is None else self._result.id
         for id in tuple(self._given):
+            if id == own:
+                continue  # its own lesson, from an earlier finish of the same run: not independent evidence
             try:
                 self._memory.record_outcome(
                     id, scope=self.scope, success=verdict.passed, key=key, task=self.task if verdict.passed else None
