@@ -164,3 +164,20 @@ def test_a_task_given_with_the_outcome_is_sanitized(mem: aa.Memory) -> None:
         lesson.id, scope=PROJECT, success=True, key="run:x", task=f"rollout hangs, key {secret}"
     )
     assert secret not in updated.wordings[0] and "rollout hangs" in updated.wordings[0]
+
+
+def test_a_run_learned_from_elsewhere_reports_to_the_lessons_it_names(mem: aa.Memory) -> None:
+    lesson = teach(mem)
+    with mem.run(f"{TASK}: {REWORDED}", scope=PROJECT, run_id="elsewhere-1", feedback=False) as recorder:
+        recorder.tool("deploy", result="rolled out")
+        recorder.check("deployed", passed=True)
+    run = recorder.to_run()  # as a host would send it, recorded in another process
+    learned = mem.learn(run, given=[lesson.id, "exp_gone"])
+    assert learned is not None
+    assert mem.learn(run, given=[lesson.id, learned.id]) == learned  # again: counted once, never its own
+    now = mem.get(lesson.id, scope=PROJECT)
+    assert now.supporting == 2 and now.outcome_keys == ("run:elsewhere-1",)
+    assert mem.get(learned.id, scope=PROJECT).supporting == 1
+    with pytest.raises(aa.ValidationError) as info:
+        mem.learn(run, given=[lesson.id, 7])  # type: ignore[list-item]
+    assert info.value.field == "given[1]"

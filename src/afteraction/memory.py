@@ -31,11 +31,11 @@ from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout, block_w
 from afteraction.core.sanitize import LIMITS, Limits
 from afteraction.core.tasktext import MAX_TASK_CHARS
 from afteraction.core.text import MAX_QUERY_TERMS, query_terms
-from afteraction.core.trust import record_outcome, with_wording, wording_may_join
 from afteraction.core.verify import Verifier
 from afteraction.core.verify import verify as check_run
 from afteraction.embed.base import AsyncEmbedder, Embedder
-from afteraction.errors import ConfigError, ConflictError, EmbedderError, NotFoundError, ValidationError
+from afteraction.errors import ConfigError, EmbedderError, NotFoundError, ValidationError
+from afteraction.feedback import MAX_GIVEN, count_outcome, feed_back
 from afteraction.indexing import Indexer
 from afteraction.memory_async import AsyncMemory
 from afteraction.model import Experience, Hit, Run, Scope, Skill, Status, _check
@@ -184,12 +184,15 @@ class Memory:
         verify: Sequence[Verifier] = (),
         allow_args: Sequence[str] | None = None,
         skill: Skill | None = None,
+        given: Sequence[str] = (),
     ) -> Experience | None:
         """Verify, distill and store a run recorded elsewhere (e.g. assembled from events with
         ``afteraction.core.assemble``), sanitized as the recorder does. The stored Experience,
-        or None when there is no verdict. A run still running is refused."""
+        or None when there is no verdict. A run still running is refused. ``given``: ids of the
+        lessons the run was given, which get its verdict (``afteraction.feedback``)."""
         if not isinstance(run, Run):
             raise ValidationError("run", f"must be a Run, got {type(run).__name__}")
+        given = _check.strings(given, "given", limit=MAX_GIVEN, item_limit=_check.MAX_ID)
         if run.state == "running":
             raise ValidationError("run.state", "is running: only a finished run can teach")
         allow = self.allow_args if allow_args is None else allow_args
@@ -201,6 +204,16 @@ class Memory:
             return None
         experience = distill(clean, verdict, self.now(), skill=skill)
         self._store_finished(experience)
+        feed_back(
+            self,
+            given,
+            run_id=run.id,
+            scope=clean.scope,
+            task=clean.task,
+            passed=verdict.passed,
+            own=experience.id,
+            report=self.report,
+        )
         return experience
 
     def _store_finished(self, experience: Experience) -> None:
@@ -346,26 +359,7 @@ class Memory:
         retrying when another writer got there first. Under a ``key`` (the run it came from) it
         counts once. A success's ``task`` (the run's request) becomes a wording the lesson is
         found by, if all who see the lesson may see ``scope``'s (``core.trust.wording_may_join``)."""
-        if not isinstance(success, bool):
-            raise ValidationError("success", "must be true or false")
-        key = None if key is None else _check.name(key, "key", limit=_check.MAX_ID)
-        if task is not None and not isinstance(task, str):
-            raise ValidationError("task", f"must be a string, got {type(task).__name__}")
-        wording = clean_task(task, self.limits) if task and success else None
-        for _ in range(attempts):
-            current = self.get(id, scope=scope)
-            updated = record_outcome(current, success, self.now(), key=key)
-            if updated is current:
-                return current  # counted already
-            if wording and wording_may_join(current.scope, scope):
-                updated = with_wording(updated, wording)
-            try:
-                stored = self.store.update(updated, expected_revision=current.revision)
-            except ConflictError:
-                continue
-            self._index([stored])
-            return stored
-        raise ConflictError(f"lesson {id!r} kept changing; gave up after {attempts} tries")
+        return count_outcome(self, id, scope=scope, success=success, key=key, task=task, attempts=attempts)
 
     # -- maintenance ---------------------------------------------------------------------
 

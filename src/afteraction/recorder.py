@@ -5,9 +5,8 @@ distilling and storing happen once, at ``finish``. Nothing here raises into the 
 every failure goes to ``on_error`` and the run simply teaches nothing.
 
 The run also closes the loop for the lessons it was given (``run.reference_block()`` or
-``run.search()``): at ``finish``, each gets this run's verdict as one reuse outcome, keyed by
-the run so that finishing or reporting twice counts once; a verified run also gives each its
-task, in this run's words, to be found by (``Memory.record_outcome``).
+``run.search()``): when ``finish`` has stored it, each gets this run's verdict as one reuse
+outcome (``afteraction.feedback``).
 """
 
 from __future__ import annotations
@@ -26,8 +25,8 @@ from afteraction.core.render import Layout
 from afteraction.core.sanitize import Limits, scrub_text
 from afteraction.core.verify import Verifier, verify
 from afteraction.errors import ValidationError
+from afteraction.feedback import feed_back
 from afteraction.model import Attempt, Evidence, Experience, Hit, Run, Scope, Skill, ToolCall, Verdict
-from afteraction.model._check import MAX_ID
 
 if TYPE_CHECKING:
     from afteraction.memory import Memory
@@ -248,20 +247,18 @@ class RunRecorder:
         return self._result
 
     def _feed_back(self, verdict: Verdict) -> None:
-        """This run's verdict as one reuse outcome of each lesson it was given (see the module)."""
-        if not self._feedback:
-            return
-        key = f"run:{self.id}"[:MAX_ID]
-        own = None if self._result is None else self._result.id
-        for id in tuple(self._given):
-            if id == own:
-                continue  # its own lesson, from an earlier finish of the same run: not independent evidence
-            try:
-                self._memory.record_outcome(
-                    id, scope=self.scope, success=verdict.passed, key=key, task=self.task if verdict.passed else None
-                )
-            except Exception as exc:
-                self._report(exc, "run.feedback")
+        if self._feedback:
+            own = None if self._result is None else self._result.id
+            feed_back(
+                self._memory,
+                self.given,
+                run_id=self.id,
+                scope=self.scope,
+                task=self.task,
+                passed=verdict.passed,
+                own=own,
+                report=self._report,
+            )
 
     def to_run(self) -> Run:
         """The run as recorded so far, sanitized (secrets redacted, values cut at the limits)."""

@@ -30,6 +30,18 @@ def http(events: SQLiteEvents) -> Iterator[TestClient]:
         yield found
 
 
+RUN = {
+    "id": "run-9",
+    "task": "Refund ticket 9 is stuck",
+    "scope": {"tenant": "acme", "app": "support", "project": "refunds"},
+    "started_at": "2026-01-01T10:00:00Z",
+    "ended_at": "2026-01-01T10:05:00Z",
+    "state": "completed",
+    "attempts": [{"index": 0, "calls": [{"tool": "refund", "args": {}, "result": "issued"}]}],
+    "evidence": [{"id": "refund-issued", "passed": True}],
+}
+
+
 def lesson(id: str = "exp_refund", task: str = "Refund ticket is stuck in pending", **fields: Any) -> aa.Experience:
     return make_experience(task, scope=fields.pop("scope", ACME), id=id, **fields)
 
@@ -126,6 +138,46 @@ def test_a_verdict_on_an_ingested_session_teaches(http: TestClient) -> None:
     assert http.post("/sessions/ses-1/verdict", json=verdict, headers={"x-test-tenant": "globex"}).status_code == 404
 
 
+def test_a_block_names_its_lessons_and_a_run_given_them_reports_back(http: TestClient) -> None:
+    store(http, lesson())
+    given = http.post("/experience/block", json={"task": "refund stuck in pending", "scope": SCOPE}).json()
+    assert "Refund ticket is stuck in pending" in given["block"] and given["lessons"] == ["exp_refund"]
+    assert http.post("/experience/block", json={"task": "book a meeting room", "scope": SCOPE}).json() == {
+        "block": "",
+        "lessons": [],
+    }
+    run = {
+        "id": "run-2",
+        "task": "Refund for ticket 97 hangs in pending",
+        "scope": {"tenant": "acme", **SCOPE},
+        "started_at": "2026-01-01T10:00:00Z",
+        "ended_at": "2026-01-01T10:05:00Z",
+        "state": "completed",
+        "attempts": [{"index": 0, "calls": [{"tool": "refund", "args": {}, "result": "issued"}]}],
+        "evidence": [{"id": "refund-issued", "passed": True}],
+    }
+    for _ in range(2):  # a host resubmitting the same run counts once
+        answer = http.post("/experience/runs", json={"run": run, "given": given["lessons"]})
+        assert answer.status_code in (200, 201), answer.text
+    helped = http.get("/experience/lessons/exp_refund", params=SCOPE).json()
+    assert helped["supporting"] == 2 and helped["outcome_keys"] == ["run:run-2"]
+    assert helped["wordings"] == ["Refund for ticket 97 hangs in pending"]
+
+
+def test_a_session_verdict_reports_to_the_lessons_the_session_was_given(http: TestClient) -> None:
+    store(http, lesson())
+    events = [
+        event("e1", type="task.created", payload={"task": "Refund ticket 42 is stuck in pending"}),
+        event("e2", type="task.failed", time="2026-01-01T10:00:03Z", payload={"error": "refund lock held"}),
+    ]
+    assert http.post("/events/batch", json=events).status_code == 202
+    verdict = {"scope": SCOPE, "evidence": [{"id": "refund-issued", "passed": False}], "given": ["exp_refund"]}
+    answer = http.post("/sessions/ses-1/verdict", json=verdict)
+    assert answer.status_code == 201 and answer.json()["lesson"]["status"] == "quarantined"
+    contradicted = http.get("/experience/lessons/exp_refund", params=SCOPE).json()
+    assert (contradicted["supporting"], contradicted["contradicting"], contradicted.get("wordings")) == (1, 1, None)
+
+
 @pytest.mark.parametrize(
     ("path", "body", "field"),
     [
@@ -142,6 +194,9 @@ def test_a_verdict_on_an_ingested_session_teaches(http: TestClient) -> None:
         ("/experience/lessons/exp_refund/outcome", {"scope": SCOPE, "success": True, "key": 7}, "key"),
         ("/experience/lessons/exp_refund/outcome", {"scope": SCOPE, "success": True, "task": ["x"]}, "task"),
         ("/experience/runs", {"run": {"id": "r"}}, "run.task"),
+        ("/experience/runs", {"run": RUN, "given": "exp_refund"}, "given"),
+        ("/experience/runs", {"run": RUN, "given": ["exp_refund", 7]}, "given[1]"),
+        ("/experience/runs", {"run": RUN, "given": ["x"] * 101}, "given"),
         ("/sessions/ses-1/verdict", {"scope": SCOPE, "evidence": []}, "evidence"),
         ("/sessions/ses-1/verdict", {"scope": SCOPE, "evidence": [{"passed": True}]}, "evidence[0].id"),
     ],

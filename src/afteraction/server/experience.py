@@ -7,16 +7,20 @@ never quietly rewritten.
 
 - ``POST /experience/search`` ``{"query", "scope", "k"?, "env"?}`` → ``{"hits": [...]}``
 - ``POST /experience/block`` ``{"task", "scope", "env"?, "layout"?, "max_records"?, "max_bytes"?,
-  "max_tokens"?}`` → ``{"block": "..."}`` ("" when no lesson qualifies)
+  "max_tokens"?}`` → ``{"block": "...", "lessons": [ids]}`` ("" and [] when no lesson qualifies; the
+  ids of the lessons in the block, for the host to pass back as ``given``)
 - ``GET /experience/lessons?app=&project=[&team=&agent=&user=][&status=&limit=&offset=]``
 - ``GET /experience/lessons/{id}?app=&project=…`` → the lesson
 - ``POST /experience/lessons`` ``{"lessons": [...]}`` → ``{"stored": n}`` (import as is, idempotent)
 - ``POST /experience/lessons/{id}/outcome`` ``{"scope", "success", "key"?, "task"?}`` → the updated
   lesson (an outcome repeated under the same ``key`` counts once; a success's ``task`` becomes a
   wording the lesson is found by)
-- ``POST /experience/runs`` ``{"run"}`` → ``{"lesson": … | null}`` (a finished run with its checks)
-- ``POST /sessions/{id}/verdict`` ``{"scope", "evidence": [...]}`` → ``{"lesson": … | null}``: the
-  run assembled from that session's ingested events, judged by the host's evidence.
+- ``POST /experience/runs`` ``{"run", "given"?}`` → ``{"lesson": … | null}`` (a finished run with its checks)
+- ``POST /sessions/{id}/verdict`` ``{"scope", "evidence": [...], "given"?}`` → ``{"lesson": … | null}``:
+  the run assembled from that session's ingested events, judged by the host's evidence.
+
+``given`` (at most 100 lesson ids, e.g. a block's ``lessons``) are the lessons the run was given: when
+it has a verdict, each gets it as a reuse outcome, once per run (``afteraction.feedback``).
 """
 
 from __future__ import annotations
@@ -136,8 +140,9 @@ async def block(service: Service, request: Request) -> JSONResponse:
         raise ValidationError("layout", f"must be one of {', '.join(_LAYOUTS)}")
     options = {name: _optional_int(data, name) for name in ("max_records", "max_bytes", "max_tokens")}
     env = _env(data)
-    text = await run_in_threadpool(lambda: memory.reference_block(task, scope=scope, env=env, layout=layout, **options))
-    return json({"block": text})
+    chosen = memory.block_options.with_(layout=layout, **options)
+    text, shown = await run_in_threadpool(lambda: memory.block_with_hits(task, scope=scope, env=env, options=chosen))
+    return json({"block": text, "lessons": [hit.id for hit in shown]})
 
 
 async def lessons(service: Service, request: Request) -> JSONResponse:
@@ -205,7 +210,8 @@ async def submit_run(service: Service, request: Request) -> JSONResponse:
     data = await _body(service, request)
     run = Run.from_dict(data.get("run"), "run")
     _own(service, request, run.scope, "run.scope")
-    return _learned(await run_in_threadpool(memory.learn, run))
+    given = data.get("given", ())
+    return _learned(await run_in_threadpool(lambda: memory.learn(run, given=given)))
 
 
 def _session_run(service: Service, tenant: str, session_id: str, scope: Scope) -> Run:
@@ -236,10 +242,11 @@ async def verdict(service: Service, request: Request) -> JSONResponse:
     if not isinstance(items, list) or not items:
         raise ValidationError("evidence", "must be a non-empty array of the host's checks")
     evidence = tuple(Evidence.from_dict(item, f"evidence[{i}]") for i, item in enumerate(items))
+    given = data.get("given", ())
 
     def judge() -> Experience | None:
         run = _session_run(service, tenant, session_id, scope)
-        return memory.learn(replace(run, evidence=(*run.evidence, *evidence)))
+        return memory.learn(replace(run, evidence=(*run.evidence, *evidence)), given=given)
 
     return _learned(await run_in_threadpool(judge))
 

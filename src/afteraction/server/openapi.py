@@ -60,6 +60,12 @@ _SCOPE_QUERY = [
     _query("project", _STRING, required=True),
     *(_query(part, _STRING) for part in ("team", "agent", "user")),
 ]
+_GIVEN = {
+    "type": "array",
+    "maxItems": 100,
+    "items": _STRING,
+    "description": "Ids of the lessons the run was given (a block's lessons): each gets its verdict, once per run",
+}
 _READ = (400, 401, 403, 404)
 _WRITE = (400, 401, 403, 404, 413, 415)
 
@@ -134,7 +140,12 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
         "summary": "Judge the run assembled from a session's events with the host's evidence; learn it",
         "parameters": [_path("session_id")],
         "requestBody": _body(
-            _object(("scope", "evidence"), scope=_SCOPE, evidence={"type": "array", "items": {"type": "object"}})
+            _object(
+                ("scope", "evidence"),
+                scope=_SCOPE,
+                evidence={"type": "array", "items": {"type": "object"}},
+                given=_GIVEN,
+            )
         ),
         "responses": _answers(200, 201, *_WRITE),
     },
@@ -203,7 +214,7 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
     },
     ("/experience/runs", "post"): {
         "summary": "Learn a finished run that carries the host's checks",
-        "requestBody": _body(_object(("run",), run={"type": "object"})),
+        "requestBody": _body(_object(("run",), run={"type": "object"}, given=_GIVEN)),
         "responses": _answers(200, 201, *_WRITE),
     },
     ("/admin/keys", "post"): {

@@ -1,0 +1,89 @@
+"""Feedback: reuse outcomes, and a finished run's verdict reaching the lessons it was given.
+
+``count_outcome`` is ``Memory.record_outcome``: one more independent outcome for a lesson, once
+per key, with a success's wording (``core.trust``), stored under the revision check.
+
+A run that was given lessons (a recorder's ``reference_block()`` / ``search()``, or the ids a
+host passes with a run it submits) reports its verdict to each when it has one: one reuse
+outcome per lesson (``Memory.record_outcome``), keyed by the run (``outcome_key``) so that the
+same run finished, resubmitted or retried counts once, and, for a verified run, its task as a
+wording the lesson is found by. Never the run's own lesson (a retried run may be given the
+lesson its first finish stored): that is not independent evidence. Each failure goes to
+``report`` and the next lesson is tried; nothing raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from afteraction.core.capture import clean_task
+from afteraction.core.trust import record_outcome, with_wording, wording_may_join
+from afteraction.errors import ConflictError, ValidationError
+from afteraction.model import Experience, Scope, _check
+
+if TYPE_CHECKING:
+    from afteraction.memory import Memory
+
+__all__ = ["MAX_GIVEN", "count_outcome", "feed_back", "outcome_key"]
+
+#: Lessons one run may report to (a block holds at most 100).
+MAX_GIVEN = 100
+
+
+def outcome_key(run_id: str) -> str:
+    """The key under which run ``run_id``'s outcome is counted once."""
+    return f"run:{run_id}"[: _check.MAX_ID]
+
+
+def count_outcome(
+    memory: Memory, id: str, *, scope: Scope, success: bool, key: str | None, task: str | None, attempts: int
+) -> Experience:
+    """``Memory.record_outcome``: the lesson after one more outcome, retried when another writer
+    got there first; the lesson as it is when ``key`` was counted already."""
+    if not isinstance(success, bool):
+        raise ValidationError("success", "must be true or false")
+    key = None if key is None else _check.name(key, "key", limit=_check.MAX_ID)
+    if task is not None and not isinstance(task, str):
+        raise ValidationError("task", f"must be a string, got {type(task).__name__}")
+    wording = clean_task(task, memory.limits) if task and success else None
+    for _ in range(attempts):
+        current = memory.get(id, scope=scope)
+        updated = record_outcome(current, success, memory.now(), key=key)
+        if updated is current:
+            return current  # counted already
+        if wording and wording_may_join(current.scope, scope):
+            updated = with_wording(updated, wording)
+        try:
+            stored = memory.store.update(updated, expected_revision=current.revision)
+        except ConflictError:
+            continue
+        memory._index([stored])
+        return stored
+    raise ConflictError(f"lesson {id!r} kept changing; gave up after {attempts} tries")
+
+
+def feed_back(
+    memory: Memory,
+    given: Iterable[str],
+    *,
+    run_id: str,
+    scope: Scope,
+    task: str,
+    passed: bool,
+    own: str | None,
+    report: Callable[[BaseException, str], None],
+) -> int:
+    """The verdict (``passed``) of run ``run_id`` in ``scope`` as one reuse outcome of each lesson
+    in ``given`` but ``own``; how many were recorded (see the module)."""
+    key, recorded = outcome_key(run_id), 0
+    for id in dict.fromkeys(given):
+        if id == own:
+            continue
+        try:
+            memory.record_outcome(id, scope=scope, success=passed, key=key, task=task if passed else None)
+        except Exception as exc:
+            report(exc, "run.feedback")
+            continue
+        recorded += 1
+    return recorded
