@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -172,7 +173,7 @@ def test_a_run_learned_from_elsewhere_reports_to_the_lessons_it_names(mem: aa.Me
         recorder.tool("deploy", result="rolled out")
         recorder.check("deployed", passed=True)
     run = recorder.to_run()  # as a host would send it, recorded in another process
-    learned = mem.learn(run, given=[lesson.id, "exp_gone"])
+    learned = asyncio.run(mem.aio.learn(run, given=[lesson.id, "exp_gone"]))
     assert learned is not None
     assert mem.learn(run, given=[lesson.id, learned.id]) == learned  # again: counted once, never its own
     now = mem.get(lesson.id, scope=PROJECT)

@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from afteraction.model import Experience, Hit
+from afteraction.model import Experience, Hit, Run
 from afteraction.recorder import RunRecorder
 from afteraction.vector_channel import ChannelStatus
 
@@ -52,6 +52,9 @@ class AsyncMemory:
         """``recorder.reference_block(**options)`` off the event loop: the run's block, its
         lessons counted as given to the run."""
         return await self._call(recorder.reference_block, **options)
+
+    async def learn(self, run: Run, **kwargs: Any) -> Experience | None:
+        return await self._call(self.sync.learn, run, **kwargs)
 
     async def add(self, experience: Experience) -> bool:
         return await self._call(self.sync.add, experience)
