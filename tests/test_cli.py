@@ -59,6 +59,29 @@ def test_demo_stores_the_lesson_and_block_reads_it(tmp_path: Path) -> None:
     assert code == 0 and out == ""
 
 
+def test_block_names_its_lessons_and_outcome_reports_back_once(tmp_path: Path) -> None:
+    db = str(tmp_path / "m.db")
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(MINIMAL) + "\n", encoding="utf-8")
+    cli("import", str(source), "--db", db)
+    code, out, _ = cli("block", "package feed 401 token expired", *ACME, "--json", "--db", db)
+    given = json.loads(out)
+    assert code == 0 and given["lessons"] == ["legacy-1"] and given["block"].startswith("=== BEGIN REFERENCE")
+    assert json.loads(cli("block", "book a meeting room", *ACME, "--json", "--db", db)[1]) == {
+        "block": "",
+        "lessons": [],
+    }
+    report = ["outcome", "legacy-1", "--success", "--key", "run:ci-7", "--task", "nightly restore cannot reach nuget"]
+    code, out, _ = cli(*report, *ACME, "--db", db)
+    assert code == 0 and out == "legacy-1  Validated  confidence 0.75  (supporting 2, contradicting 0)\n"
+    again = json.loads(cli(*report, *ACME, "--json", "--db", db)[1])
+    assert again["supporting"] == 2 and again["wordings"] == ["nightly restore cannot reach nuget"]
+    code, _, err = cli("outcome", "legacy-1", "--failure", "--key", "", *ACME, "--db", db)
+    assert code == 2 and "key: must not be blank" in err
+    code, _, err = cli("outcome", "nope", "--failure", *ACME, "--db", db)
+    assert code != 0 and "no lesson 'nope'" in err
+
+
 def test_import_minimal_line_keeps_id_and_search_json_shape(tmp_path: Path) -> None:
     db = str(tmp_path / "m.db")
     source = tmp_path / "in.jsonl"

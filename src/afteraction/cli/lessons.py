@@ -1,4 +1,4 @@
-"""Commands over lessons and events: demo, search, block, lessons, import, export, validate."""
+"""Commands over lessons and events: demo, search, block, outcome, lessons, import, export, validate."""
 
 from __future__ import annotations
 
@@ -89,23 +89,52 @@ def search(queries: tuple[str, ...], scope_pairs: tuple[str, ...], env_pairs: tu
 @click.option("--max-bytes", type=int, default=None, help="At most this many bytes (default 16384).")
 @click.option("--max-tokens", type=int, default=None, help="At most this many tokens (estimated).")
 @db_option
+@json_option
 @_errors
 def block(task: str, scope_pairs: tuple[str, ...], env_pairs: tuple[str, ...], layout: str | None,
-          max_records: int | None, max_bytes: int | None, max_tokens: int | None, db: str) -> None:  # fmt: skip
+          max_records: int | None, max_bytes: int | None, max_tokens: int | None, db: str,
+          as_json: bool) -> None:  # fmt: skip
     """Print the reference block for TASK exactly as an agent receives it (nothing when no
-    lesson qualifies)."""
+    lesson qualifies). --json: {"block", "lessons": [the ids in it]}, the ids to report an
+    outcome for (`afteraction outcome`)."""
     scope = _scope(scope_pairs)
     with _open(db, search=True) as memory:
-        text = memory.reference_block(
-            task,
-            scope=scope,
-            env=_pairs(env_pairs, "--env"),
+        options = memory.block_options.with_(
             layout="verbose" if layout == "verbose" else "compact" if layout else None,
             max_records=max_records,
             max_bytes=max_bytes,
             max_tokens=max_tokens,
         )
-    click.echo(text, nl=False)
+        text, shown = memory.block_with_hits(task, scope=scope, env=_pairs(env_pairs, "--env"), options=options)
+    if as_json:
+        click.echo(json.dumps({"block": text, "lessons": [hit.id for hit in shown]}, ensure_ascii=False))
+    else:
+        click.echo(text, nl=False)
+
+
+@main.command()
+@click.argument("lesson_id")
+@click.option("--success/--failure", "success", required=True, help="Did the run that was given the lesson pass?")
+@click.option("--key", default=None, help="The outcome's own id (e.g. run:<id>): the same key counts once.")
+@click.option("--task", default=None, help="A success's request in its own words: the lesson is found by it.")
+@scope_option
+@db_option
+@json_option
+@_errors
+def outcome(lesson_id: str, success: bool, key: str | None, task: str | None, scope_pairs: tuple[str, ...], db: str,
+            as_json: bool) -> None:  # fmt: skip
+    """Record one reuse outcome for LESSON_ID: confidence and status follow (three supports and
+    no contradiction make it Reinforced; confidence under 0.5 with a contradiction, Contested)."""
+    scope = _scope(scope_pairs)
+    with _open(db) as memory:
+        updated = memory.record_outcome(lesson_id, scope=scope, success=success, key=key, task=task)
+    if as_json:
+        click.echo(json.dumps(updated.to_dict(), ensure_ascii=False))
+        return
+    click.echo(
+        f"{updated.id}  {updated.status.label}  confidence {updated.confidence:.2f}  "
+        f"(supporting {updated.supporting}, contradicting {updated.contradicting})"
+    )
 
 
 @main.command()
