@@ -74,6 +74,21 @@ def test_a_learned_wording_is_embedded_with_the_lesson() -> None:
     assert set(embedder.texts[:-1]) == {"Refund ticket 42 is stuck in pending"}
 
 
+def test_an_outcome_that_changes_no_text_is_not_embedded_again() -> None:
+    store, embedder = MemoryStore(), Letters()
+    mem = memory(store, embedder)
+    mem.add(experience("a", task="Refund ticket 42 is stuck in pending"))
+    assert mem.wait_indexed(5)
+    calls = embedder.calls
+    for n in range(3):
+        mem.record_outcome("a", scope=SCOPE, success=True, key=f"run:{n}")
+    assert mem.wait_indexed(5) and store.missing_vectors("letters@1") == []  # at revision 4, from memory
+    assert embedder.calls == calls
+    mem.record_outcome("a", scope=SCOPE, success=True, key="run:9", task="customer money never came back")
+    assert mem.wait_indexed(5) and store.missing_vectors("letters@1") == []
+    assert embedder.calls == calls + 1  # a new wording: a new text
+
+
 def test_a_record_changed_while_it_was_embedded_keeps_no_stale_vector() -> None:
     """The race for real: the worker is inside embed() when another writer updates the record."""
     store, embedder = MemoryStore(), Gate("Refund")
