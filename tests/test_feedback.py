@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -182,3 +183,33 @@ def test_a_run_learned_from_elsewhere_reports_to_the_lessons_it_names(mem: aa.Me
     with pytest.raises(aa.ValidationError) as info:
         mem.learn(run, given=[lesson.id, 7])  # type: ignore[list-item]
     assert info.value.field == "given[1]"
+
+
+@pytest.mark.parametrize("backend", ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_concurrent_outcomes_on_one_lesson_are_all_counted_once(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Runs all over a fleet report to the lesson they were all given, at once: none is lost
+    to the revision check, and one reported by every writer counts once."""
+    url = {"memory": ":memory:", "sqlite": str(tmp_path / "m.db")}.get(backend) or request.getfixturevalue("pg_url")
+    with aa.Memory.open(url, clock=FixedClock(), embedder=None) as mem:
+        lesson = teach(mem)
+        failures: list[BaseException] = []
+
+        def reporter(n: int) -> None:
+            try:
+                for key in ("run:everyone", *(f"run:{n}-{i}" for i in range(3))):
+                    mem.record_outcome(lesson.id, scope=PROJECT, success=True, key=key)
+            except BaseException as exc:  # handed to the assertion below
+                failures.append(exc)
+
+        threads = [threading.Thread(target=reporter, args=(n,)) for n in range(16)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert failures == []
+        final = mem.get(lesson.id, scope=PROJECT)
+        # (49 keys: within the newest Experience.MAX_OUTCOME_KEYS a lesson remembers)
+        assert final.supporting == 1 + 16 * 3 + 1 and final.revision == 1 + 16 * 3 + 1
+        assert final.status is aa.Status.REINFORCED

@@ -199,7 +199,7 @@ class RemoteMemory(Memory):
         success: bool,
         key: str | None = None,
         task: str | None = None,
-        attempts: int = 5,
+        attempts: int = 30,
     ) -> Experience:
         body: dict[str, Any] = {"scope": scope.to_dict(), "success": success}
         if key is not None:

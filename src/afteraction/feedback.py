@@ -14,6 +14,8 @@ lesson its first finish stored): that is not independent evidence. Each failure 
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -25,10 +27,13 @@ from afteraction.model import Experience, Scope, _check
 if TYPE_CHECKING:
     from afteraction.memory import Memory
 
-__all__ = ["MAX_GIVEN", "count_outcome", "feed_back", "outcome_key"]
+__all__ = ["MAX_BACKOFF", "MAX_GIVEN", "count_outcome", "feed_back", "outcome_key"]
 
 #: Lessons one run may report to (a block holds at most 100).
 MAX_GIVEN = 100
+#: Outcomes commute, so one that lost a race to another writer is tried again (``Memory.record_outcome``'s
+#: ``attempts``), after a random pause that doubles each time up to this many seconds.
+MAX_BACKOFF = 0.05
 
 
 def outcome_key(run_id: str) -> str:
@@ -47,7 +52,9 @@ def count_outcome(
     if task is not None and not isinstance(task, str):
         raise ValidationError("task", f"must be a string, got {type(task).__name__}")
     wording = clean_task(task, memory.limits) if task and success else None
-    for _ in range(attempts):
+    for attempt in range(attempts):
+        if attempt:
+            time.sleep(random.uniform(0.5, 1.5) * min(MAX_BACKOFF, 0.001 * 2**attempt))  # spread the writers out
         current = memory.get(id, scope=scope)
         updated = record_outcome(current, success, memory.now(), key=key)
         if updated is current:

@@ -353,7 +353,7 @@ class Memory:
         success: bool,
         key: str | None = None,
         task: str | None = None,
-        attempts: int = 5,
+        attempts: int = 30,
     ) -> Experience:
         """One more independent reuse outcome for lesson ``id``: updates confidence and status,
         retrying when another writer got there first. Under a ``key`` (the run it came from) it
