@@ -4,7 +4,8 @@ A scripted agent works a refund ticket stuck in pending. Its first attempt (retr
 held lock and the host's check fails; its second (wait for the lock) issues the refund and
 the check passes. afteraction keeps the verified run as a lesson. Then a reworded ticket of
 the same kind arrives: the agent receives the lesson in its reference block and gets it
-right first time.
+right first time, and its verified run tells the lesson so (one more supporting run, and its
+wording to be found by).
 """
 
 from __future__ import annotations
@@ -86,6 +87,16 @@ def run_demo(memory: Memory, echo: Callable[[str], None], *, db: str | None = No
     echo(second.block.rstrip("\n") if second.block else "(none)")
     echo("")
     _print_run(echo, 2, second)
+    if first.experience is not None and first.experience.id in second.given:
+        helped = memory.get(first.experience.id, scope=SCOPE)
+        echo("── What run 2 told the lesson it was given")
+        echo(
+            f"   {helped.id}: {helped.status.label}, confidence {first.experience.confidence:.2f} → "
+            f"{helped.confidence:.2f} ({helped.supporting} supporting runs)"
+        )
+        for wording in helped.wordings:
+            echo(f"   now also found by: {wording}")
+        echo("")
     unrelated = memory.reference_block(UNRELATED_TASK, scope=SCOPE)
     echo(f"── An unrelated task ({UNRELATED_TASK!r}) gets {'a block' if unrelated else 'no block'}.")
     if db is not None:

@@ -59,6 +59,7 @@ class Transcript:
     steps: list[Step] = field(default_factory=list)
     passed: bool = False
     experience: Experience | None = None
+    given: tuple[str, ...] = ()
 
 
 class ScriptedAgent:
@@ -88,10 +89,10 @@ class ScriptedAgent:
         self.verify = tuple(verify)
 
     def run(self, task: str, *, run_id: str | None = None) -> Transcript:
-        block = self.memory.reference_block(task, scope=self.scope, env=self.env)
-        plans = sorted(self.plans, key=lambda p: 0 if p.hint and p.hint in block else 1)
-        transcript = Transcript(task=task, block=block)
         with self.memory.run(task, scope=self.scope, env=self.env, verify=self.verify, run_id=run_id) as rec:
+            block = rec.reference_block()  # through the run: its lessons get its verdict
+            plans = sorted(self.plans, key=lambda p: 0 if p.hint and p.hint in block else 1)
+            transcript = Transcript(task=task, block=block)
             for attempt, plan in enumerate(plans):
                 if attempt:
                     rec.next_attempt()
@@ -110,6 +111,7 @@ class ScriptedAgent:
                 if transcript.passed:
                     break
         transcript.experience = rec.experience
+        transcript.given = rec.given
         return transcript
 
 
