@@ -21,7 +21,12 @@ by round so that each meets the same moment of a shared machine:
   ``put_ranked`` stores it in the stem row, where a search would read it (``RANKED_LAYOUT``);
   ``record+ranked keys`` the same with ``record+keys``' hashed keys;
 - ``put``: ``PostgresStore.put`` of the lessons (stemming and serializing in the writer too),
-  as ``bench_postgres.py`` measures it.
+  as ``bench_postgres.py`` measures it;
+- ``outcome`` (not among the default ``--variants``): ``Memory.record_outcome`` of one keyed
+  outcome for each lesson, stored before the clock starts (a read, then an update under the
+  revision check; the text is unchanged, so the stems are not rewritten): what the end of a run
+  adds for each lesson it was given; ``outcome known`` the same with the lesson as the run's
+  search returned it (``known=``: no read first), as a run's feedback does.
 
 Besides those (the default ``--variants``), ``record -…`` variants each take one piece away from
 ``record`` (``ON CONFLICT``, the ``search`` column, the scope index, forced row-level security)
@@ -47,6 +52,7 @@ import psycopg
 from bench_postgres import _WRITES_START, WRITERS, server_cpu
 from pg_ranks import encoded, row_ranks
 
+import afteraction as aa
 from afteraction.store.postgres import _PUT, PostgresStore, row
 from afteraction.store.postgres_schema import TABLE, TERMS
 from afteraction.store.postgres_write_schema import PUT, PUT_ARGUMENTS
@@ -166,6 +172,8 @@ VARIANTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "record+ranked": ("ranked", RANKED_LAYOUT),
     "record+ranked keys": ("ranked", RANKED_KEYS_LAYOUT),
     "put": ("put", ()),
+    "outcome": ("outcome", ()),
+    "outcome known": ("outcome known", ()),
 }
 DEFAULT = ("commit", "record", "record+stems", "record+keys", "record+keys incl", "put")
 
@@ -175,13 +183,24 @@ def _writer(how: str, url: str, start: int, n: int, ready: Any, go: Any, spent: 
     rows = [row(e) for e in lessons]
     if how == "ranked":
         rows = [(*values, *encoded(*row_ranks(values))) for values in rows]
-    store = PostgresStore(url, max_size=1) if how == "put" else None
+    store = PostgresStore(url, max_size=1) if how in ("put", "outcome", "outcome known") else None
     db = None if store is not None else psycopg.connect(url, autocommit=True)
+    memory = None
+    if how.startswith("outcome"):  # the lessons are there before the clock starts; timed: one outcome each
+        assert store is not None
+        store.put_many(lessons)
+        memory = aa.Memory(store, embedder=None)
     try:
         ready.wait()
         go.wait()
         cpu = time.process_time()
-        if store is not None:
+        if memory is not None:
+            for experience in lessons:
+                known = experience if how == "outcome known" else None
+                memory.record_outcome(
+                    experience.id, scope=experience.scope, success=True, key=f"run:{experience.id}", known=known
+                )
+        elif store is not None:
             for experience in lessons:
                 store.put(experience)
         elif how == "commit":

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import afteraction as aa
-from afteraction.testing import FixedClock
+from afteraction.testing import FixedClock, make_experience
 
 PROJECT = aa.Scope(tenant="acme", app="ops", project="deploys", agent="deploy-agent")
 A_USER = aa.Scope(tenant="acme", app="ops", project="deploys", agent="deploy-agent", user="u-17")
@@ -213,3 +213,15 @@ def test_concurrent_outcomes_on_one_lesson_are_all_counted_once(
         # (49 keys: within the newest Experience.MAX_OUTCOME_KEYS a lesson remembers)
         assert final.supporting == 1 + 16 * 3 + 1 and final.revision == 1 + 16 * 3 + 1
         assert final.status is aa.Status.REINFORCED
+
+
+def test_a_stale_copy_of_the_lesson_costs_a_retry_not_a_wrong_count(mem: aa.Memory) -> None:
+    lesson = teach(mem)
+    mem.record_outcome(lesson.id, scope=PROJECT, success=True, key="run:a")  # revision 2 now
+    stale = mem.record_outcome(lesson.id, scope=PROJECT, success=True, key="run:b", known=lesson)
+    assert (stale.supporting, stale.revision, stale.outcome_keys) == (3, 3, ("run:a", "run:b"))
+    again = mem.record_outcome(lesson.id, scope=PROJECT, success=False, key="run:a", known=lesson)
+    assert again == stale  # counted in what is stored, though not in the stale copy
+    with pytest.raises(aa.ValidationError) as info:
+        mem.record_outcome(lesson.id, scope=PROJECT, success=True, known=make_experience("other", scope=PROJECT))
+    assert info.value.field == "known"

@@ -200,6 +200,7 @@ class RemoteMemory(Memory):
         key: str | None = None,
         task: str | None = None,
         attempts: int = 30,
+        known: Experience | None = None,
     ) -> Experience:
         body: dict[str, Any] = {"scope": scope.to_dict(), "success": success}
         if key is not None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from afteraction.core.capture import clean_task
@@ -27,13 +27,15 @@ from afteraction.model import Experience, Scope, _check
 if TYPE_CHECKING:
     from afteraction.memory import Memory
 
-__all__ = ["MAX_BACKOFF", "MAX_GIVEN", "count_outcome", "feed_back", "outcome_key"]
+__all__ = ["MAX_BACKOFF", "MAX_GIVEN", "OUTCOME_ATTEMPTS", "count_outcome", "feed_back", "outcome_key"]
 
 #: Lessons one run may report to (a block holds at most 100).
 MAX_GIVEN = 100
 #: Outcomes commute, so one that lost a race to another writer is tried again (``Memory.record_outcome``'s
 #: ``attempts``), after a random pause that doubles each time up to this many seconds.
 MAX_BACKOFF = 0.05
+#: ``Memory.record_outcome``'s default attempts.
+OUTCOME_ATTEMPTS = 30
 
 
 def outcome_key(run_id: str) -> str:
@@ -42,12 +44,26 @@ def outcome_key(run_id: str) -> str:
 
 
 def count_outcome(
-    memory: Memory, id: str, *, scope: Scope, success: bool, key: str | None, task: str | None, attempts: int
+    memory: Memory,
+    id: str,
+    *,
+    scope: Scope,
+    success: bool,
+    key: str | None,
+    task: str | None,
+    attempts: int,
+    known: Experience | None = None,
 ) -> Experience:
     """``Memory.record_outcome``: the lesson after one more outcome, retried when another writer
-    got there first; the lesson as it is when ``key`` was counted already."""
+    got there first; the lesson as it is when ``key`` was counted already. ``known`` is the lesson
+    as ``scope``'s own search returned it: tried first instead of reading it again (a read costs
+    about a third of an outcome); when it is no longer current, the revision check says so."""
     if not isinstance(success, bool):
         raise ValidationError("success", "must be true or false")
+    if known is not None and (
+        not isinstance(known, Experience) or (known.scope.tenant, known.id) != (scope.tenant, id)
+    ):
+        raise ValidationError("known", f"must be lesson {id!r} of tenant {scope.tenant!r} as a search returned it")
     key = None if key is None else _check.name(key, "key", limit=_check.MAX_ID)
     if task is not None and not isinstance(task, str):
         raise ValidationError("task", f"must be a string, got {type(task).__name__}")
@@ -55,9 +71,11 @@ def count_outcome(
     for attempt in range(attempts):
         if attempt:
             time.sleep(random.uniform(0.5, 1.5) * min(MAX_BACKOFF, 0.001 * 2**attempt))  # spread the writers out
-        current = memory.get(id, scope=scope)
+        current = known if attempt == 0 and known is not None else memory.get(id, scope=scope)
         updated = record_outcome(current, success, memory.now(), key=key)
         if updated is current:
+            if current is known:
+                continue  # counted in the copy the search returned: read what is stored now
             return current  # counted already
         if wording and wording_may_join(current.scope, scope):
             updated = with_wording(updated, wording)
@@ -74,6 +92,7 @@ def feed_back(
     memory: Memory,
     given: Iterable[str],
     *,
+    known: Mapping[str, Experience] | None = None,
     run_id: str,
     scope: Scope,
     task: str,
@@ -82,13 +101,16 @@ def feed_back(
     report: Callable[[BaseException, str], None],
 ) -> int:
     """The verdict (``passed``) of run ``run_id`` in ``scope`` as one reuse outcome of each lesson
-    in ``given`` but ``own``; how many were recorded (see the module)."""
+    in ``given`` but ``own``; how many were recorded (see the module). ``known``: the lessons as
+    the run's search returned them, by id (``count_outcome``)."""
     key, recorded = outcome_key(run_id), 0
     for id in dict.fromkeys(given):
         if id == own:
             continue
         try:
-            memory.record_outcome(id, scope=scope, success=passed, key=key, task=task if passed else None)
+            memory.record_outcome(
+                id, scope=scope, success=passed, key=key, task=task if passed else None, known=(known or {}).get(id)
+            )
         except Exception as exc:
             report(exc, "run.feedback")
             continue

@@ -35,7 +35,7 @@ from afteraction.core.verify import Verifier
 from afteraction.core.verify import verify as check_run
 from afteraction.embed.base import AsyncEmbedder, Embedder
 from afteraction.errors import ConfigError, EmbedderError, NotFoundError, ValidationError
-from afteraction.feedback import MAX_GIVEN, count_outcome, feed_back
+from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, count_outcome, feed_back
 from afteraction.indexing import Indexer
 from afteraction.memory_async import AsyncMemory
 from afteraction.model import Experience, Hit, Run, Scope, Skill, Status, _check
@@ -353,13 +353,15 @@ class Memory:
         success: bool,
         key: str | None = None,
         task: str | None = None,
-        attempts: int = 30,
+        attempts: int = OUTCOME_ATTEMPTS,
+        known: Experience | None = None,
     ) -> Experience:
         """One more independent reuse outcome for lesson ``id``: updates confidence and status,
         retrying when another writer got there first. Under a ``key`` (the run it came from) it
         counts once. A success's ``task`` (the run's request) becomes a wording the lesson is
-        found by, if all who see the lesson may see ``scope``'s (``core.trust.wording_may_join``)."""
-        return count_outcome(self, id, scope=scope, success=success, key=key, task=task, attempts=attempts)
+        found by, if all who see the lesson may see ``scope``'s (``core.trust.wording_may_join``).
+        ``known``: the lesson as a search in ``scope`` returned it, to skip reading it again."""
+        return count_outcome(self, id, scope=scope, success=success, key=key, task=task, attempts=attempts, known=known)
 
     # -- maintenance ---------------------------------------------------------------------
 

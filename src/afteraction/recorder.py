@@ -93,7 +93,7 @@ class RunRecorder:
         self._done = False
         self._result: Experience | None = None
         self._feedback = feedback
-        self._given: dict[str, None] = {}  # ids of the lessons this run was given, in order
+        self._given: dict[str, Experience] = {}  # the lessons this run was given, by id, in order
 
     # -- recording (the agent's thread: cheap, never raises) -----------------------------
 
@@ -216,7 +216,8 @@ class RunRecorder:
     def _was_given(self, hits: Sequence[Hit]) -> None:
         with self._lock:
             if not self._done:
-                self._given.update((hit.id, None) for hit in hits)
+                for hit in hits:
+                    self._given.setdefault(hit.id, hit.experience)
 
     # -- finishing -----------------------------------------------------------------------
 
@@ -249,9 +250,12 @@ class RunRecorder:
     def _feed_back(self, verdict: Verdict) -> None:
         if self._feedback:
             own = None if self._result is None else self._result.id
+            with self._lock:
+                known = dict(self._given)
             feed_back(
                 self._memory,
-                self.given,
+                known,
+                known=known,
                 run_id=self.id,
                 scope=self.scope,
                 task=self.task,
