@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from afteraction.core.trust import confidence, record_outcome, with_wording, wording_may_join
+from afteraction.core.trust import confidence, outcome_digest, record_outcome, with_wording, wording_may_join
 from afteraction.model import Experience, Scope, Status
 from afteraction.testing import make_experience
 from tests.builders import ACME, OTHER, T0
@@ -33,11 +33,13 @@ def test_revoked_is_sticky() -> None:
 def test_an_outcome_under_a_key_counts_once() -> None:
     e = make_experience("task", scope=ACME)
     once = record_outcome(e, True, T0, key="run:a")
-    assert once.supporting == 2 and once.outcome_keys == ("run:a",)
+    assert once.supporting == 2 and once.outcome_keys == (outcome_digest("run:a"),)
+    assert "run:a" not in str(once.to_dict())  # who reported is not readable from the lesson
     assert record_outcome(once, True, T0, key="run:a") is once
     assert record_outcome(once, False, T0, key="run:a") is once
     other = record_outcome(once, False, T0, key="run:b")
-    assert (other.supporting, other.contradicting, other.outcome_keys) == (2, 1, ("run:a", "run:b"))
+    assert (other.supporting, other.contradicting) == (2, 1)
+    assert other.outcome_keys == (outcome_digest("run:a"), outcome_digest("run:b"))
     assert record_outcome(record_outcome(e, True, T0), True, T0).supporting == 3  # unkeyed: each counts
 
 
@@ -46,7 +48,8 @@ def test_outcome_keys_keep_the_newest() -> None:
     for n in range(Experience.MAX_OUTCOME_KEYS + 5):
         e = record_outcome(e, True, T0, key=f"run:{n}")
     assert len(e.outcome_keys) == Experience.MAX_OUTCOME_KEYS
-    assert e.outcome_keys[0] == "run:5" and e.outcome_keys[-1] == f"run:{Experience.MAX_OUTCOME_KEYS + 4}"
+    assert e.outcome_keys[0] == outcome_digest("run:5")
+    assert e.outcome_keys[-1] == outcome_digest(f"run:{Experience.MAX_OUTCOME_KEYS + 4}")
     assert e.supporting == 1 + Experience.MAX_OUTCOME_KEYS + 5
 
 

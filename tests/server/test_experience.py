@@ -11,6 +11,7 @@ import pytest
 from starlette.testclient import TestClient
 
 import afteraction as aa
+from afteraction.core.trust import outcome_digest
 from afteraction.memory import Memory
 from afteraction.server import create_app
 from afteraction.store.sqlite_events import SQLiteEvents
@@ -92,7 +93,7 @@ def test_an_outcome_under_a_key_counts_once_and_a_success_teaches_its_words(http
     again = http.post("/experience/lessons/exp_refund/outcome", json={**body, "success": False})
     assert first.status_code == again.status_code == 200
     assert first.json() == again.json()
-    assert first.json()["supporting"] == 2 and first.json()["outcome_keys"] == ["run:r-9"]
+    assert first.json()["supporting"] == 2 and first.json()["outcome_keys"] == [outcome_digest("run:r-9")]
     assert first.json()["wordings"] == ["customer money never came back"]
     found = http.post("/experience/search", json={"query": "customer money never came back", "scope": SCOPE})
     assert [hit["id"] for hit in found.json()["hits"]] == ["exp_refund"]
@@ -160,7 +161,7 @@ def test_a_block_names_its_lessons_and_a_run_given_them_reports_back(http: TestC
         answer = http.post("/experience/runs", json={"run": run, "given": given["lessons"]})
         assert answer.status_code in (200, 201), answer.text
     helped = http.get("/experience/lessons/exp_refund", params=SCOPE).json()
-    assert helped["supporting"] == 2 and helped["outcome_keys"] == ["run:run-2"]
+    assert helped["supporting"] == 2 and helped["outcome_keys"] == [outcome_digest("run:run-2")]
     assert helped["wordings"] == ["Refund for ticket 97 hangs in pending"]
 
 

@@ -3,13 +3,22 @@ wordings a lesson learns from the verified runs it was given to."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 from datetime import datetime
 
 from afteraction.core.text import search_stems
 from afteraction.model import Experience, Scope, Status
 
-__all__ = ["REINFORCED_AT", "STICKY", "confidence", "record_outcome", "with_wording", "wording_may_join"]
+__all__ = [
+    "REINFORCED_AT",
+    "STICKY",
+    "confidence",
+    "outcome_digest",
+    "record_outcome",
+    "with_wording",
+    "wording_may_join",
+]
 
 #: Supporting evidence at which an uncontested lesson becomes Reinforced.
 REINFORCED_AT = 3
@@ -22,11 +31,18 @@ def confidence(supporting: int, contradicting: int) -> float:
     return (1 + supporting) / (2 + supporting + contradicting)
 
 
+def outcome_digest(key: str) -> str:
+    """What a lesson remembers of an outcome's key: a digest, so that the runs that reported to a
+    lesson (a user's run id, say) are not readable by everyone who reads the lesson."""
+    return "k" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
+
+
 def record_outcome(experience: Experience, success: bool, now: datetime, *, key: str | None = None) -> Experience:
     """The experience after one more independent reuse outcome (not yet stored). With ``key``
     (the outcome's own identity, e.g. the run it came from) an outcome already counted is not
     counted again: the experience itself is returned, and there is nothing to store."""
-    if key is not None and key in experience.outcome_keys:
+    digest = None if key is None else outcome_digest(key)
+    if digest is not None and digest in experience.outcome_keys:
         return experience
     s = experience.supporting + (1 if success else 0)
     f = experience.contradicting + (0 if success else 1)
@@ -39,8 +55,8 @@ def record_outcome(experience: Experience, success: bool, now: datetime, *, key:
         else:
             status = Status.VALIDATED
     keys = experience.outcome_keys
-    if key is not None:
-        keys = (*keys, key)[-Experience.MAX_OUTCOME_KEYS :]
+    if digest is not None:
+        keys = (*keys, digest)[-Experience.MAX_OUTCOME_KEYS :]
     return replace(
         experience,
         supporting=s,

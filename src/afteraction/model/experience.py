@@ -132,8 +132,9 @@ class Experience:
 
     ``wordings`` are the tasks of later verified runs the lesson was given to, in their own
     words (at most ``MAX_WORDINGS``, newest last): a lesson is found by them as by its task.
-    ``outcome_keys`` are the keys of the reuse outcomes counted in S and F (the newest
-    ``MAX_OUTCOME_KEYS``), so the same outcome reported twice counts once."""
+    ``outcome_keys`` are digests of the keys of the reuse outcomes counted in S and F (the newest
+    ``MAX_OUTCOME_KEYS``; ``core.trust.outcome_digest``), so the same outcome reported twice
+    counts once."""
 
     #: Wordings a lesson keeps; the oldest goes when a new one comes.
     MAX_WORDINGS: ClassVar[int] = 3
