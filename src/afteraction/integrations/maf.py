@@ -261,8 +261,11 @@ class AfterActionMemory:
             return
         if run.recorder is None or run.injected or _has_block(context):
             return
-        # through the run, so its lessons get its verdict when it ends (a failure goes to on_error)
-        block = await self._aio.block_for(run.recorder)
+        try:  # through the run, so its lessons get its verdict when it ends; it reports its own failures
+            block = await self._aio.block_for(run.recorder)
+        except Exception as exc:  # the worker thread itself could not run (the loop is shutting down)
+            self._report(exc, "maf.inject")
+            return
         if block:
             message = Message(role="user", contents=[block], additional_properties={BLOCK_TAG: True})
             context.extend_messages(self.context_provider, [message])
