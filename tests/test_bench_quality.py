@@ -47,6 +47,7 @@ CORPORA = {
     "quality_heldout2.json": Minimums(lessons=80, queries=200, per_category=20),
     "quality_heldout3.json": Minimums(lessons=80, queries=200, per_category=20),
     "quality_heldout4.json": Minimums(lessons=80, queries=200, per_category=20),
+    "quality_heldout5.json": Minimums(lessons=80, queries=200, per_category=20),
 }
 
 
@@ -153,7 +154,9 @@ def test_only_exact_queries_repeat_their_lessons_wording(loaded: Loaded) -> None
             assert all(_flat(query.text) not in _flat(t.task) for t in targets), query.id
 
 
-@pytest.mark.parametrize("builder", ["build_heldout.py", "build_heldout2.py", "build_heldout3.py", "build_heldout4.py"])
+@pytest.mark.parametrize(
+    "builder", ["build_heldout.py", "build_heldout2.py", "build_heldout3.py", "build_heldout4.py", "build_heldout5.py"]
+)
 def test_each_held_out_corpus_is_what_its_builder_records(builder: str) -> None:
     # Their lessons go through the real recorder path, so a change there that alters a stored lesson shows here.
     done = subprocess.run(
