@@ -311,7 +311,8 @@ class Memory:
         max_bytes: int | None = None,
         max_tokens: int | None = None,
     ) -> str:
-        """The block to inject for ``task``: "" when no lesson qualifies."""
+        """The block to inject for ``task``: "" when no lesson qualifies. Inside a run, ask the run
+        (``run.reference_block()``): then its lessons get the run's verdict when it ends."""
         options = self.block_options.with_(
             layout=layout, max_records=max_records, max_bytes=max_bytes, max_tokens=max_tokens
         )
