@@ -26,9 +26,11 @@ ACME = aa.Scope(tenant="acme", **SCOPE)
 
 @pytest.fixture
 def http(events: SQLiteEvents) -> Iterator[TestClient]:
-    app = create_app(events, tenant=tenant_from_header, limits=LIMITS, memory=Memory(events.store))
+    memory = Memory(events.store)
+    app = create_app(events, tenant=tenant_from_header, limits=LIMITS, memory=memory)
     with TestClient(app, raise_server_exceptions=False, headers={"x-test-tenant": "acme"}) as found:
         yield found
+    memory.close()  # as `serve` does: indexing stops before the store closes
 
 
 RUN = {

@@ -185,4 +185,5 @@ def serve(
         config = uvicorn.Config(app, host=host, port=port, server_header=False, access_log=False)
         uvicorn.Server(config).run()
     finally:
+        memory.close()  # background indexing finishes what is queued (bounded) before the store closes
         events.close()
