@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,15 +70,18 @@ def measure(corpus: bq.Corpus, smoke: bool) -> dict[str, Any]:
 
     out: dict[str, Any] = {"lessons taught": len(teaches), "paraphrases asked": len(asked),
                            "unanswerable asked": len(unanswerable)}  # fmt: skip
-    for name, prepare in (("without wordings", None), ("with one wording each", teach)):
+
+    def ask(name: str, prepare: Callable[[aa.Memory], None] | None) -> list[bq.Outcome]:
         outcomes, errors, _, channel = bq.run(corpus, [*asked, *unanswerable], "sqlite", prepare=prepare)
         if errors or channel.ran == 0:
             raise SystemExit(f"{name}: memory reported {errors[:3]}; vector channel ran {channel.ran} times")
         para = bq.summarize("paraphrase", [o for o in outcomes if o.query.answerable])
         none = bq.summarize("unanswerable", [o for o in outcomes if not o.query.answerable])
         out[name] = {"R@1": para.r1, "MRR": para.mrr, "no result": para.no_result, "given a block": none.given_block}
-        if prepare is None:
-            baseline = outcomes
+        return outcomes
+
+    baseline = ask("without wordings", None)
+    ask("with one wording each", teach)
     out["taught wrongly"] = mistaught(corpus, baseline, lessons)
     return out
 

@@ -34,13 +34,14 @@ from afteraction.errors import (
     ValidationError,
 )
 from afteraction.identity import Identity, development_identity, fixed_identity
-from afteraction.memory import AsyncMemory, Lesson, Memory
+from afteraction.memory import AsyncMemory, Memory
 from afteraction.model import (
     Attempt,
     Event,
     Evidence,
     Experience,
     Hit,
+    Lesson,
     Run,
     Scenario,
     Scope,

@@ -33,8 +33,9 @@ from afteraction.errors import (
     StoreError,
     ValidationError,
 )
-from afteraction.memory import Lesson, Memory, _log_error, _utc_now
-from afteraction.model import Experience, Hit, Scope, Status
+from afteraction.feedback import OUTCOME_ATTEMPTS
+from afteraction.memory import Memory, _log_error, _utc_now
+from afteraction.model import Experience, Hit, Lesson, Scope, Status
 from afteraction.recorder import ErrorHandler
 from afteraction.vector_channel import ChannelStatus
 
@@ -199,7 +200,7 @@ class RemoteMemory(Memory):
         success: bool,
         key: str | None = None,
         task: str | None = None,
-        attempts: int = 30,
+        attempts: int = OUTCOME_ATTEMPTS,
         known: Experience | None = None,
     ) -> Experience:
         body: dict[str, Any] = {"scope": scope.to_dict(), "success": success}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from afteraction.core.capture import clean_task
@@ -90,9 +90,8 @@ def count_outcome(
 
 def feed_back(
     memory: Memory,
-    given: Iterable[str],
+    given: Mapping[str, Experience | None],
     *,
-    known: Mapping[str, Experience] | None = None,
     run_id: str,
     scope: Scope,
     task: str,
@@ -101,16 +100,15 @@ def feed_back(
     report: Callable[[BaseException, str], None],
 ) -> int:
     """The verdict (``passed``) of run ``run_id`` in ``scope`` as one reuse outcome of each lesson
-    in ``given`` but ``own``; how many were recorded (see the module). ``known``: the lessons as
-    the run's search returned them, by id (``count_outcome``)."""
+    in ``given`` but ``own``; how many were recorded (see the module). ``given`` maps each lesson's
+    id to the lesson as the run's search returned it, when the run has it (``count_outcome``'s
+    ``known``), else None."""
     key, recorded = outcome_key(run_id), 0
-    for id in dict.fromkeys(given):
+    for id, known in given.items():
         if id == own:
             continue
         try:
-            memory.record_outcome(
-                id, scope=scope, success=passed, key=key, task=task if passed else None, known=(known or {}).get(id)
-            )
+            memory.record_outcome(id, scope=scope, success=passed, key=key, task=task if passed else None, known=known)
         except Exception as exc:
             report(exc, "run.feedback")
             continue

@@ -18,7 +18,6 @@ import logging
 import os
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,7 @@ from afteraction.errors import ConfigError, EmbedderError, NotFoundError, Valida
 from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, count_outcome, feed_back
 from afteraction.indexing import Indexer
 from afteraction.memory_async import AsyncMemory
-from afteraction.model import Experience, Hit, Run, Scope, Skill, Status, _check
+from afteraction.model import Experience, Hit, Lesson, Run, Scope, Skill, Status, _check
 from afteraction.recorder import ErrorHandler, RunRecorder
 from afteraction.settings import api_key, database_url
 from afteraction.store import Store, open_store
@@ -65,18 +64,6 @@ def _log_error(exc: BaseException, where: str) -> None:
 
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
-
-
-@dataclass(frozen=True, slots=True)
-class Lesson:
-    """A stored lesson as ``lessons()`` lists it: may it be injected now, and if not, why."""
-
-    experience: Experience
-    eligible: bool
-    reason: str | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.experience.to_dict(), "eligible": self.eligible, "reason": self.reason}
 
 
 class Memory:
@@ -206,7 +193,7 @@ class Memory:
         self._store_finished(experience)
         feed_back(
             self,
-            given,
+            dict.fromkeys(given),
             run_id=run.id,
             scope=clean.scope,
             task=clean.task,
@@ -313,16 +300,31 @@ class Memory:
     ) -> str:
         """The block to inject for ``task``: "" when no lesson qualifies. Inside a run, ask the run
         (``run.reference_block()``): then its lessons get the run's verdict when it ends."""
+        return self.block_with_hits(
+            task,
+            scope=scope,
+            env=env,
+            layout=layout,
+            max_records=max_records,
+            max_bytes=max_bytes,
+            max_tokens=max_tokens,
+        )[0]
+
+    def block_with_hits(
+        self,
+        task: str,
+        *,
+        scope: Scope,
+        env: Mapping[str, str] | None = None,
+        layout: Layout | None = None,
+        max_records: int | None = None,
+        max_bytes: int | None = None,
+        max_tokens: int | None = None,
+    ) -> tuple[str, tuple[Hit, ...]]:
+        """``reference_block``'s block for ``task`` and the hits it shows (what a run was given)."""
         options = self.block_options.with_(
             layout=layout, max_records=max_records, max_bytes=max_bytes, max_tokens=max_tokens
         )
-        return self.block_with_hits(task, scope=scope, env=env, options=options)[0]
-
-    def block_with_hits(
-        self, task: str, *, scope: Scope, env: Mapping[str, str] | None = None, options: BlockOptions | None = None
-    ) -> tuple[str, tuple[Hit, ...]]:
-        """``reference_block``'s block for ``task`` and the hits it shows (what a run was given)."""
-        options = self.block_options if options is None else options
         hits = self.search(task, scope=scope, k=min(options.max_records, 100), env=env)
         return block_with_hits(hits, options)
 

@@ -12,12 +12,12 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from afteraction.model import Experience, Hit, Run
+from afteraction.model import Experience, Hit, Lesson, Run
 from afteraction.recorder import RunRecorder
 from afteraction.vector_channel import ChannelStatus
 
 if TYPE_CHECKING:
-    from afteraction.memory import Lesson, Memory
+    from afteraction.memory import Memory
 
 __all__ = ["AsyncMemory"]
 

@@ -197,10 +197,15 @@ class RunRecorder:
         """``Memory.reference_block`` for this run's task, scope and environment; the lessons in
         the block count as given to the run. "" when memory fails (``on_error`` hears why)."""
         try:
-            options = self._memory.block_options.with_(
-                layout=layout, max_records=max_records, max_bytes=max_bytes, max_tokens=max_tokens
+            block, shown = self._memory.block_with_hits(
+                self.task,
+                scope=self.scope,
+                env=self._env,
+                layout=layout,
+                max_records=max_records,
+                max_bytes=max_bytes,
+                max_tokens=max_tokens,
             )
-            block, shown = self._memory.block_with_hits(self.task, scope=self.scope, env=self._env, options=options)
         except Exception as exc:
             self._report(exc, "run.reference_block")
             return ""
@@ -255,7 +260,6 @@ class RunRecorder:
             feed_back(
                 self._memory,
                 known,
-                known=known,
                 run_id=self.id,
                 scope=self.scope,
                 task=self.task,

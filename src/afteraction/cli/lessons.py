@@ -99,13 +99,15 @@ def block(task: str, scope_pairs: tuple[str, ...], env_pairs: tuple[str, ...], l
     outcome for (`afteraction outcome`)."""
     scope = _scope(scope_pairs)
     with _open(db, search=True) as memory:
-        options = memory.block_options.with_(
+        text, shown = memory.block_with_hits(
+            task,
+            scope=scope,
+            env=_pairs(env_pairs, "--env"),
             layout="verbose" if layout == "verbose" else "compact" if layout else None,
             max_records=max_records,
             max_bytes=max_bytes,
             max_tokens=max_tokens,
         )
-        text, shown = memory.block_with_hits(task, scope=scope, env=_pairs(env_pairs, "--env"), options=options)
     if as_json:
         click.echo(json.dumps({"block": text, "lessons": [hit.id for hit in shown]}, ensure_ascii=False))
     else:

@@ -2,7 +2,7 @@
 (``to_dict`` / ``from_dict``); JSON text goes through ``afteraction.model.json``."""
 
 from afteraction.model.event import AGENT_ROLES, EVENT_TYPES, SPECVERSION, Event
-from afteraction.model.experience import Candidate, Experience, Hit, Scenario, Skill, Solution, Tried
+from afteraction.model.experience import Candidate, Experience, Hit, Lesson, Scenario, Skill, Solution, Tried
 from afteraction.model.run import Attempt, Evidence, Run, ToolCall, Verdict
 from afteraction.model.scope import ELIGIBLE_STATUSES, Scope, Status
 
@@ -17,6 +17,7 @@ __all__ = [
     "Evidence",
     "Experience",
     "Hit",
+    "Lesson",
     "Run",
     "Scenario",
     "Scope",

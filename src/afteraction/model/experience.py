@@ -11,7 +11,7 @@ from afteraction.errors import ValidationError
 from afteraction.model import _check
 from afteraction.model.scope import ELIGIBLE_STATUSES, Scope, Status
 
-__all__ = ["Candidate", "Experience", "Hit", "Scenario", "Skill", "Solution", "Tried"]
+__all__ = ["Candidate", "Experience", "Hit", "Lesson", "Scenario", "Skill", "Solution", "Tried"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,6 +305,18 @@ class Hit:
             relevance=_check.number(items.get("relevance"), "hit.relevance"),
             factors={name: _check.number(value, f"hit.factors.{name}") for name, value in factors.items()},
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Lesson:
+    """A stored lesson as ``Memory.lessons()`` lists it: may it be injected now, and if not, why."""
+
+    experience: Experience
+    eligible: bool
+    reason: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.experience.to_dict(), "eligible": self.eligible, "reason": self.reason}
 
 
 @dataclass(frozen=True, slots=True)

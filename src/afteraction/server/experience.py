@@ -140,8 +140,9 @@ async def block(service: Service, request: Request) -> JSONResponse:
         raise ValidationError("layout", f"must be one of {', '.join(_LAYOUTS)}")
     options = {name: _optional_int(data, name) for name in ("max_records", "max_bytes", "max_tokens")}
     env = _env(data)
-    chosen = memory.block_options.with_(layout=layout, **options)
-    text, shown = await run_in_threadpool(lambda: memory.block_with_hits(task, scope=scope, env=env, options=chosen))
+    text, shown = await run_in_threadpool(
+        lambda: memory.block_with_hits(task, scope=scope, env=env, layout=layout, **options)
+    )
     return json({"block": text, "lessons": [hit.id for hit in shown]})
 
 

@@ -14,6 +14,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from afteraction.feedback import MAX_GIVEN
+
 __all__ = ["OPERATIONS", "document", "routes"]
 
 Schema = dict[str, Any]
@@ -62,7 +64,7 @@ _SCOPE_QUERY = [
 ]
 _GIVEN = {
     "type": "array",
-    "maxItems": 100,
+    "maxItems": MAX_GIVEN,
     "items": _STRING,
     "description": "Ids of the lessons the run was given (a block's lessons): each gets its verdict, once per run",
 }
