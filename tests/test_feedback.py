@@ -133,6 +133,25 @@ def test_only_the_lessons_shown_count_as_given(mem: aa.Memory) -> None:
     assert run.given == (lesson.id,) and mem.get(lesson.id, scope=PROJECT).supporting == 2
 
 
+def test_a_reuse_that_repeats_the_fix_is_shown_once_with_the_lesson_it_repeats(mem: aa.Memory) -> None:
+    lesson = teach(mem)
+    with mem.run("staging deploys time out again", scope=PROJECT, run_id="r-2") as run:
+        run.reference_block()
+        run.tool("deploy", error="Timeout: rollout exceeded 600s")
+        run.next_attempt()
+        run.tool("raise_probe_timeout", result="ok")
+        run.tool("deploy", result="rolled out")
+        run.check("deployed", passed=True)
+    assert run.experience is not None and run.experience.id != lesson.id  # stored as its own record
+    assert {hit.id for hit in mem.search(TASK, scope=PROJECT)} == {lesson.id, run.experience.id}
+    with mem.run(TASK, scope=PROJECT, run_id="r-3") as third:
+        block = third.reference_block()
+        assert block.count("\n[") == 1 and "the same steps verified in 1 more run\n" in block
+        assert third.given == (lesson.id,)  # the copy was not shown: it gets no outcome
+        third.check("deployed", passed=True)
+    assert mem.get(run.experience.id, scope=PROJECT).supporting == 1
+
+
 def test_memory_failing_inside_the_run_never_raises(tmp_path: Path) -> None:
     errors: list[str] = []
     with aa.Memory.open(str(tmp_path / "m.db"), clock=FixedClock()) as mem:

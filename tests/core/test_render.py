@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from afteraction.core.distill import distill
 from afteraction.core.neutralize import BEGIN_MARKER, END_MARKER, is_marker_like
-from afteraction.core.render import BlockOptions, estimate_tokens, render_block
+from afteraction.core.render import BlockOptions, block_with_hits, estimate_tokens, render_block
 from afteraction.core.verify import verify
 from afteraction.model import Hit, Skill
 from afteraction.testing import make_experience
@@ -39,7 +39,7 @@ def test_golden_blocks() -> None:
 
 
 def test_bounds_keep_records_whole() -> None:
-    hits = [hit(f"Task number {i} " + "word " * 40) for i in range(20)]
+    hits = [hit(f"Task number {i} " + "word " * 40, lesson=f"Worked: attempt {i}.") for i in range(20)]
     block = render_block(hits)
     assert block.count("\n[") == 8  # default max_records
     small = render_block(hits, BlockOptions(max_bytes=1024))
@@ -52,10 +52,41 @@ def test_bounds_keep_records_whole() -> None:
     assert estimate_tokens(tokens) <= 200 and tokens
 
 
+def test_records_that_would_show_the_same_fields_are_shown_once() -> None:
+    same = "Verified after 2 attempts. Worked: attempt 1. Checks: [restore-ok]."
+    hits = [
+        hit("Nightly build: package feed returns 401", lesson=same, confidence=0.86),
+        hit("Restore gets 401 from the private feed", lesson=same),
+        hit("Rotate the expired API token", lesson="Worked: attempt 0. Checks: [token-ok]."),
+        hit("Build broke: feed auth 401", lesson=same),
+    ]
+    block, shown = block_with_hits(hits, BlockOptions(max_records=2))
+    assert [h.experience.task for h in shown] == [hits[0].experience.task, hits[2].experience.task]
+    assert block.count("\n[") == 2  # the copies take no place of the other lesson
+    assert "confidence 0.86 · the same steps verified in 2 more runs\n" in block
+    assert "Restore gets 401" not in block and "Build broke" not in block
+    single, _ = block_with_hits(hits[:2])
+    assert single.count("\n[") == 1 and "verified in 1 more run\n" in single
+
+
+def test_verbose_layout_keeps_records_that_differ_in_its_fields() -> None:
+    same = "Verified after 1 attempt. Worked: attempt 0. Checks: [done]."
+    hits = [hit("Refund stuck", lesson=same, summary="lock held"), hit("Refund stalled", lesson=same, summary="")]
+    assert render_block(hits).count("\n[") == 1
+    verbose = render_block(hits, BlockOptions(layout="verbose"))
+    assert verbose.count("\n[") == 2 and "more run" not in verbose
+
+
 def test_oversized_record_is_skipped_not_cut() -> None:
-    huge = hit("huge " * 3000)
+    huge = hit("huge " * 3000, lesson="Worked: attempt 3.")
     block = render_block([huge, hit("small task")], BlockOptions(max_bytes=2048))
     assert "small task" in block and "huge" not in block
+
+
+def test_a_copy_that_fits_stands_in_for_one_that_does_not() -> None:
+    block, shown = block_with_hits([hit("huge " * 3000), hit("small task")], BlockOptions(max_bytes=2048))
+    assert [h.experience.task for h in shown] == ["small task"]
+    assert "huge" not in block and "verified in 1 more run" in block
 
 
 def test_record_text_cannot_close_the_frame_or_pose_as_a_field() -> None:

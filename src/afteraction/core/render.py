@@ -81,9 +81,9 @@ def _field(label: str, value: str) -> str:
     return f"    {label}: {neutralize(value)}"
 
 
-def render_record(number: int, experience: Experience, layout: Layout = "compact") -> str:
-    """One record: a numbered task line and indented fields."""
-    lines = [f"[{number}] Task: {neutralize(experience.task)}", _field("Lesson", experience.lesson)]
+def _body(experience: Experience, layout: Layout) -> list[str]:
+    """A record's fields between its task line and its status line: what the agent would act on."""
+    lines = [_field("Lesson", experience.lesson)]
     if experience.solution is not None and experience.solution.steps:
         lines.append(_field("Worked", "; ".join(experience.solution.steps)))
     if layout == "verbose":
@@ -108,11 +108,23 @@ def render_record(number: int, experience: Experience, layout: Layout = "compact
                 lines.append(_field("Applicable", "; ".join(skill.applicable_when)))
             if skill.not_applicable_when:
                 lines.append(_field("Not applicable", "; ".join(skill.not_applicable_when)))
+    return lines
+
+
+def _record(number: int, experience: Experience, body: list[str], layout: Layout, repeats: int) -> str:
     status = f"{experience.status.label} · confidence {experience.confidence:.2f}"
     if layout == "verbose":
         status += f" · recorded {experience.created_at:%Y-%m-%d} · id {experience.id}"
-    lines.append(_field("Status", status))
+    if repeats:
+        status += f" · the same steps verified in {repeats} more run{'s' if repeats > 1 else ''}"
+    lines = [f"[{number}] Task: {neutralize(experience.task)}", *body, _field("Status", status)]
     return "\n".join(lines)
+
+
+def render_record(number: int, experience: Experience, layout: Layout = "compact", repeats: int = 0) -> str:
+    """One record: a numbered task line and indented fields. ``repeats`` counts the other
+    records that would have rendered the same fields (told in the status line, not shown)."""
+    return _record(number, experience, _body(experience, layout), layout, repeats)
 
 
 def render_block(hits: Sequence[Hit], options: BlockOptions = DEFAULT_BLOCK) -> str:
@@ -123,26 +135,41 @@ def render_block(hits: Sequence[Hit], options: BlockOptions = DEFAULT_BLOCK) -> 
 
 
 def block_with_hits(hits: Sequence[Hit], options: BlockOptions = DEFAULT_BLOCK) -> tuple[str, tuple[Hit, ...]]:
-    """``render_block``'s block and the hits it shows, in order."""
+    """``render_block``'s block and the hits it shows, in order.
+
+    Hits whose records would show the agent the same fields (lesson, steps; in the verbose
+    layout every field but the task and status) are shown once, as the best ranked of them,
+    whose status line counts the others: verified reuses of a lesson each store a lesson of
+    their own, and five copies of one fix would fill a block without telling the agent more
+    than that the fix held five times. Only the shown hits are returned."""
+    groups: dict[tuple[str, ...], list[Hit]] = {}
+    bodies: dict[tuple[str, ...], list[str]] = {}
+    for hit in hits:
+        body = _body(hit.experience, options.layout)
+        key = tuple(body)
+        groups.setdefault(key, []).append(hit)
+        bodies.setdefault(key, body)
     head = f"{BEGIN_MARKER}\n{PREAMBLE}\n"
     tail = f"{END_MARKER}\n"
     used = len(head.encode("utf-8")) + len(tail.encode("utf-8"))
     records: list[str] = []
     shown: list[Hit] = []
-    for hit in hits:
+    for key, group in groups.items():
         if len(records) >= options.max_records:
             break
-        record = render_record(len(records) + 1, hit.experience, options.layout) + "\n"
-        size = len(record.encode("utf-8"))
-        if used + size > options.max_bytes:
-            continue
-        if options.max_tokens is not None and estimate_tokens(head + "".join(records) + record + tail) > (
-            options.max_tokens
-        ):
-            continue
-        records.append(record)
-        shown.append(hit)
-        used += size
+        for hit in group:  # the best ranked that fits: a copy with a shorter task may fit where it does not
+            record = _record(len(records) + 1, hit.experience, bodies[key], options.layout, len(group) - 1) + "\n"
+            size = len(record.encode("utf-8"))
+            if used + size > options.max_bytes:
+                continue
+            if options.max_tokens is not None and estimate_tokens(head + "".join(records) + record + tail) > (
+                options.max_tokens
+            ):
+                continue
+            records.append(record)
+            shown.append(hit)
+            used += size
+            break
     if not records:
         return "", ()
     return head + "".join(records) + tail, tuple(shown)
