@@ -152,6 +152,28 @@ def test_a_reuse_that_repeats_the_fix_is_shown_once_with_the_lesson_it_repeats(m
     assert mem.get(run.experience.id, scope=PROJECT).supporting == 1
 
 
+def test_a_reuse_that_goes_straight_to_the_fix_is_counted_with_the_lesson_it_was_given(mem: aa.Memory) -> None:
+    lesson = teach(mem)
+    with mem.run("staging deploys time out again", scope=PROJECT, run_id="r-2") as run:
+        run.reference_block()
+        run.tool("raise_probe_timeout", result="ok")  # the agent read the lesson: no failed attempt this time
+        run.tool("deploy", result="rolled out")
+        run.check("deployed", passed=True)
+    assert run.experience is not None and run.experience.lesson != lesson.lesson
+    with mem.run(TASK, scope=PROJECT, run_id="r-3") as third:
+        block = third.reference_block()
+        assert block.count("\n[") == 1 and "Timeout" in block  # the lesson that says what failed
+        assert "the same steps verified in 1 more run\n" in block and third.given == (lesson.id,)
+    # the same steps after another failure, and no block asked for: another lesson, shown beside it
+    with mem.run("staging deploys time out and hang", scope=PROJECT, run_id="r-4") as other:
+        other.tool("deploy", error="OOMKilled: container exceeded its memory limit")
+        other.next_attempt()
+        other.tool("raise_probe_timeout", result="ok")
+        other.tool("deploy", result="rolled out")
+        other.check("deployed", passed=True)
+    assert mem.reference_block(TASK, scope=PROJECT).count("\n[") == 2
+
+
 def test_memory_failing_inside_the_run_never_raises(tmp_path: Path) -> None:
     errors: list[str] = []
     with aa.Memory.open(str(tmp_path / "m.db"), clock=FixedClock()) as mem:

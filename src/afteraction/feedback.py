@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from afteraction.core.capture import clean_task
-from afteraction.core.trust import record_outcome, with_wording, wording_may_join
+from afteraction.core.trust import outcome_key, record_outcome, with_wording, wording_may_join
 from afteraction.errors import ConflictError, ValidationError
 from afteraction.model import Experience, Scope, _check
 
@@ -36,11 +36,6 @@ MAX_GIVEN = 100
 MAX_BACKOFF = 0.05
 #: ``Memory.record_outcome``'s default attempts.
 OUTCOME_ATTEMPTS = 30
-
-
-def outcome_key(run_id: str) -> str:
-    """The key under which run ``run_id``'s outcome is counted once."""
-    return f"run:{run_id}"[: _check.MAX_ID]
 
 
 def count_outcome(

@@ -3,8 +3,9 @@ from __future__ import annotations
 from afteraction.core.distill import distill
 from afteraction.core.neutralize import BEGIN_MARKER, END_MARKER, is_marker_like
 from afteraction.core.render import BlockOptions, block_with_hits, estimate_tokens, render_block
+from afteraction.core.trust import outcome_digest, outcome_key
 from afteraction.core.verify import verify
-from afteraction.model import Hit, Skill
+from afteraction.model import Hit, Skill, Solution
 from afteraction.testing import make_experience
 from tests._golden import assert_golden
 from tests.builders import ACME, T0, refund_run
@@ -75,6 +76,20 @@ def test_verbose_layout_keeps_records_that_differ_in_its_fields() -> None:
     assert render_block(hits).count("\n[") == 1
     verbose = render_block(hits, BlockOptions(layout="verbose"))
     assert verbose.count("\n[") == 2 and "more run" not in verbose
+
+
+def test_a_run_that_reported_to_a_lesson_and_worked_by_its_steps_is_counted_with_it() -> None:
+    steps = Solution(steps=("raise_probe_timeout() → ok", "deploy() → rolled out"))
+    given = hit("Deploys time out", lesson="Failed: attempt 0 — Timeout. Worked: attempt 1.", solution=steps,
+                outcome_keys=(outcome_digest(outcome_key("r-2")),))  # fmt: skip
+    reuse = hit("Deploys time out again", lesson="Worked: attempt 0.", solution=steps, task_id="r-2")
+    stranger = hit("Deploys hang", lesson="Failed: attempt 0 — OOM. Worked: attempt 1.", solution=steps, task_id="r-9")
+    other_steps = hit("Deploys fail", lesson="Worked: attempt 0.", solution=Solution(steps=("deploy() → ok",)),
+                      task_id="r-2")  # fmt: skip
+    _, shown = block_with_hits([given, reuse, stranger, other_steps])
+    assert shown == (given, stranger, other_steps)
+    block, shown = block_with_hits([reuse, stranger, other_steps, given])  # either may rank first
+    assert shown == (reuse, stranger, other_steps) and block.count("verified in 1 more run") == 1
 
 
 def test_oversized_record_is_skipped_not_cut() -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from afteraction.core.neutralize import BEGIN_MARKER, END_MARKER, neutralize
+from afteraction.core.trust import reported_by
 from afteraction.errors import ValidationError
 from afteraction.model import Experience, Hit
 
@@ -134,31 +135,56 @@ def render_block(hits: Sequence[Hit], options: BlockOptions = DEFAULT_BLOCK) -> 
     return block_with_hits(hits, options)[0]
 
 
+def _steps(experience: Experience) -> tuple[str, ...]:
+    return experience.solution.steps if experience.solution is not None else ()
+
+
+def _repeats(one: Experience, other: Experience) -> bool:
+    """Whether one of the two was stored by a run that was given the other and reported to it."""
+    return reported_by(other, one.task_id) or reported_by(one, other.task_id)
+
+
+def _same_fix(hits: Sequence[Hit], layout: Layout) -> list[list[tuple[Hit, list[str]]]]:
+    """The hits (each with its body) in groups that tell the agent the same fix, in the order of
+    each group's best ranked: records whose bodies are the same, and records of runs that were
+    given a lesson, reported to it, and worked by the same steps."""
+    groups: list[list[tuple[Hit, list[str]]]] = []
+    by_body: dict[tuple[str, ...], list[tuple[Hit, list[str]]]] = {}
+    by_steps: dict[tuple[str, ...], list[list[tuple[Hit, list[str]]]]] = {}
+    for hit in hits:
+        body = _body(hit.experience, layout)
+        steps = _steps(hit.experience)
+        group = by_body.get(tuple(body))
+        if group is None and steps:
+            candidates = by_steps.get(steps, [])
+            group = next((g for g in candidates if any(_repeats(hit.experience, h.experience) for h, _ in g)), None)
+        if group is None:
+            group = []
+            groups.append(group)
+            if steps:
+                by_steps.setdefault(steps, []).append(group)
+        by_body.setdefault(tuple(body), group)
+        group.append((hit, body))
+    return groups
+
+
 def block_with_hits(hits: Sequence[Hit], options: BlockOptions = DEFAULT_BLOCK) -> tuple[str, tuple[Hit, ...]]:
     """``render_block``'s block and the hits it shows, in order.
 
-    Hits whose records would show the agent the same fields (lesson, steps; in the verbose
-    layout every field but the task and status) are shown once, as the best ranked of them,
-    whose status line counts the others: verified reuses of a lesson each store a lesson of
-    their own, and five copies of one fix would fill a block without telling the agent more
-    than that the fix held five times. Only the shown hits are returned."""
-    groups: dict[tuple[str, ...], list[Hit]] = {}
-    bodies: dict[tuple[str, ...], list[str]] = {}
-    for hit in hits:
-        body = _body(hit.experience, options.layout)
-        key = tuple(body)
-        groups.setdefault(key, []).append(hit)
-        bodies.setdefault(key, body)
+    Verified reuses of a lesson each store a lesson of their own, and five copies of one fix
+    would fill a block without telling the agent more than that the fix held five times. So the
+    hits that tell the same fix (``_same_fix``) are shown once, as the best ranked of them that
+    fits the bounds, whose status line counts the others. Only the shown hits are returned."""
     head = f"{BEGIN_MARKER}\n{PREAMBLE}\n"
     tail = f"{END_MARKER}\n"
     used = len(head.encode("utf-8")) + len(tail.encode("utf-8"))
     records: list[str] = []
     shown: list[Hit] = []
-    for key, group in groups.items():
+    for group in _same_fix(hits, options.layout):
         if len(records) >= options.max_records:
             break
-        for hit in group:  # the best ranked that fits: a copy with a shorter task may fit where it does not
-            record = _record(len(records) + 1, hit.experience, bodies[key], options.layout, len(group) - 1) + "\n"
+        for hit, body in group:  # the best ranked that fits: a copy with a shorter task may fit where it does not
+            record = _record(len(records) + 1, hit.experience, body, options.layout, len(group) - 1) + "\n"
             size = len(record.encode("utf-8"))
             if used + size > options.max_bytes:
                 continue

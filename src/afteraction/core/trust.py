@@ -8,14 +8,16 @@ from dataclasses import replace
 from datetime import datetime
 
 from afteraction.core.text import search_stems
-from afteraction.model import Experience, Scope, Status
+from afteraction.model import Experience, Scope, Status, _check
 
 __all__ = [
     "REINFORCED_AT",
     "STICKY",
     "confidence",
     "outcome_digest",
+    "outcome_key",
     "record_outcome",
+    "reported_by",
     "with_wording",
     "wording_may_join",
 ]
@@ -29,6 +31,16 @@ STICKY = frozenset({Status.REVOKED, Status.SUPERSEDED, Status.QUARANTINED, Statu
 def confidence(supporting: int, contradicting: int) -> float:
     """(1 + S) / (2 + S + F)."""
     return (1 + supporting) / (2 + supporting + contradicting)
+
+
+def outcome_key(run_id: str) -> str:
+    """The key under which run ``run_id``'s outcome is counted once."""
+    return f"run:{run_id}"[: _check.MAX_ID]
+
+
+def reported_by(lesson: Experience, run_id: str) -> bool:
+    """Whether run ``run_id`` reported its outcome to ``lesson`` (one of its newest 64 keyed outcomes)."""
+    return outcome_digest(outcome_key(run_id)) in lesson.outcome_keys
 
 
 def outcome_digest(key: str) -> str:
