@@ -22,6 +22,7 @@ SCOPE = Scope(tenant="demo", app="support", project="refunds", agent="refund-age
 FIRST_TASK = "Refund ticket 42 is stuck in pending"
 SECOND_TASK = "Customer says the refund for ticket 97 is still pending, please fix it"
 UNRELATED_TASK = "Book a meeting room for Thursday"
+NEXT_TASK = "refund stuck in pending"
 
 
 class RefundDesk:
@@ -97,12 +98,16 @@ def run_demo(memory: Memory, echo: Callable[[str], None], *, db: str | None = No
         for wording in helped.wordings:
             echo(f"   now also found by: {wording}")
         echo("")
+    memory.wait_indexed(DEMO_BUDGET)
+    echo(f"── The block the next request ({NEXT_TASK!r}) gets: run 2's lesson counted, not repeated")
+    echo(memory.reference_block(NEXT_TASK, scope=SCOPE).rstrip("\n") or "(none)")
+    echo("")
     unrelated = memory.reference_block(UNRELATED_TASK, scope=SCOPE)
     echo(f"── An unrelated task ({UNRELATED_TASK!r}) gets {'a block' if unrelated else 'no block'}.")
     if db is not None:
         scope = " ".join(f"--scope {key}={value}" for key, value in SCOPE.to_dict().items())
         echo("")
-        echo(f"Try it: afteraction block 'refund stuck in pending' {scope} --db {db}")
+        echo(f"Try it: afteraction block {NEXT_TASK!r} {scope} --db {db}")
 
 
 #: The demo waits for the embedding model to load on its first search, so both channels always run
