@@ -28,6 +28,12 @@ by round so that each meets the same moment of a shared machine:
   adds for each lesson it was given; ``outcome known`` the same with the lesson as the run's
   search returned it (``known=``: no read first), as a run's feedback does.
 
+- ``record+stems literal`` (not among the default ``--variants``): a what-if, not shipped: ``search``
+  a plain column that the writer fills with a tsvector literal (``literal``, made before the clock
+  starts) instead of a column the server generates; ``put literal`` the same with the row, the
+  literal and the call made inside the clock on one plain connection, beside ``row+call``, the
+  shipped ``row`` and call on one plain connection.
+
 Besides those (the default ``--variants``), ``record -…`` variants each take one piece away from
 ``record`` (``ON CONFLICT``, the ``search`` column, the scope index, forced row-level security)
 to show what it costs; see ``VARIANTS``. Measured in docs/postgres.md ("The ceiling").
@@ -139,6 +145,58 @@ RANKED_KEYS_LAYOUT = (
 )
 
 
+#: The what-if of ``record+stems literal``: ``search`` a plain column, written by the writer as a
+#: tsvector literal (``literal``) instead of computed by the server from the three stemmed texts.
+_LITERAL = "afteraction_put_literal"
+_LITERAL_CALL = f"SELECT {_LITERAL}({', '.join(f'%s::{kind}' for _, kind in PUT_ARGUMENTS)}, %s::tsvector)"
+LITERAL_LAYOUT = (
+    f"ALTER TABLE {TABLE} ALTER COLUMN search DROP EXPRESSION",
+    f"""CREATE FUNCTION {_LITERAL}({_ARGUMENTS}, p_search tsvector) RETURNS integer LANGUAGE plpgsql AS $$
+    DECLARE
+        inserted integer;
+    BEGIN
+        PERFORM set_config('afteraction.tenant', p_tenant, true);
+        INSERT INTO {TABLE} ({_COLUMNS}, search) VALUES ({_VALUES}, p_search) ON CONFLICT (tenant, id) DO NOTHING;
+        GET DIAGNOSTICS inserted = ROW_COUNT;
+        RETURN inserted;
+    END $$""",
+)
+
+
+#: The what-if of ``record+stems in function``: ``search`` a plain column that ``afteraction_put``
+#: fills with the generated column's expression, in the INSERT it plans once per connection.
+IN_FUNCTION_LAYOUT = (
+    f"ALTER TABLE {TABLE} ALTER COLUMN search DROP EXPRESSION",
+    f"""CREATE OR REPLACE FUNCTION {PUT}({_ARGUMENTS}) RETURNS integer LANGUAGE plpgsql AS $$
+    DECLARE
+        inserted integer;
+    BEGIN
+        PERFORM set_config('afteraction.tenant', p_tenant, true);
+        INSERT INTO {TABLE} ({_COLUMNS}, search) VALUES ({_VALUES},
+            setweight(to_tsvector('simple'::regconfig, p_task_terms), 'A')
+            || setweight(to_tsvector('simple'::regconfig, p_summary_terms), 'B')
+            || setweight(to_tsvector('simple'::regconfig, p_lesson_terms), 'C'))
+        ON CONFLICT (tenant, id) DO NOTHING;
+        GET DIAGNOSTICS inserted = ROW_COUNT;
+        RETURN inserted;
+    END $$""",
+)
+
+
+def literal(task_terms: str, summary_terms: str, lesson_terms: str) -> str:
+    """The ``search`` tsvector of a lesson of ordinary size (at most 256 words, none over 2,046
+    bytes) as a literal: what ``setweight(to_tsvector('simple', …), 'A') || … 'B' || … 'C'``
+    makes of the three stemmed texts, each word at the next position (the same text as the
+    server's on 2,000 of the corpus' lessons; the limits past that size are not modelled)."""
+    marks: dict[str, list[str]] = {}
+    at = 0
+    for weight, field in zip("ABC", (task_terms, summary_terms, lesson_terms), strict=True):
+        for word in field.split():
+            at += 1
+            marks.setdefault(word, []).append(f"{at}{weight}")
+    return " ".join(f"'{word}':{','.join(found)}" for word, found in marks.items())
+
+
 def _plain_insert(handler: str = "") -> tuple[str, ...]:
     """``record`` with ``afteraction_put`` a plain ``INSERT`` (no ``ON CONFLICT``), ending in ``handler``."""
     return (
@@ -167,11 +225,16 @@ VARIANTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "record -scope index": ("call", (*_NO_STEMS, f"DROP INDEX {TABLE}_scope_created")),
     "record -RLS": ("call", (*_NO_STEMS, f"ALTER TABLE {TABLE} NO FORCE ROW LEVEL SECURITY")),
     "record+stems": ("call", ()),
+    "record+stems literal": ("literal", LITERAL_LAYOUT),
+    "record+stems in function": ("call", IN_FUNCTION_LAYOUT),
+    "put in function": ("put", IN_FUNCTION_LAYOUT),
+    "put literal": ("put literal", LITERAL_LAYOUT),
     "record+keys": ("call", KEYS_LAYOUT),
     "record+keys incl": ("call", KEYS_INCLUDED_LAYOUT),
     "record+ranked": ("ranked", RANKED_LAYOUT),
     "record+ranked keys": ("ranked", RANKED_KEYS_LAYOUT),
     "put": ("put", ()),
+    "row+call": ("row+call", ()),
     "outcome": ("outcome", ()),
     "outcome known": ("outcome known", ()),
 }
@@ -183,6 +246,8 @@ def _writer(how: str, url: str, start: int, n: int, ready: Any, go: Any, spent: 
     rows = [row(e) for e in lessons]
     if how == "ranked":
         rows = [(*values, *encoded(*row_ranks(values))) for values in rows]
+    elif how == "literal":
+        rows = [(*values, literal(*values[-3:])) for values in rows]
     store = PostgresStore(url, max_size=1) if how in ("put", "outcome", "outcome known") else None
     db = None if store is not None else psycopg.connect(url, autocommit=True)
     memory = None
@@ -203,13 +268,22 @@ def _writer(how: str, url: str, start: int, n: int, ready: Any, go: Any, spent: 
         elif store is not None:
             for experience in lessons:
                 store.put(experience)
+        elif how == "put literal":  # as ``put`` would with the tsvector made by the writer: one plain connection
+            assert db is not None
+            for experience in lessons:
+                values = row(experience)
+                db.execute(_LITERAL_CALL, (*values, literal(*values[-3:])), prepare=False)
+        elif how == "row+call":  # ``put`` as shipped, on one plain connection as ``put literal``
+            assert db is not None
+            for experience in lessons:
+                db.execute(_PUT, row(experience), prepare=False)
         elif how == "commit":
             assert db is not None
             for i in range(start, start + n):
                 db.execute("INSERT INTO floor_rows VALUES (%s)", (i,))
         else:
             assert db is not None
-            statement = _RANKED_CALL if how == "ranked" else _PUT
+            statement = {"ranked": _RANKED_CALL, "literal": _LITERAL_CALL}.get(how, _PUT)
             for values in rows:
                 db.execute(statement, values, prepare=False)
         spent.put((time.process_time() - cpu, time.perf_counter()))
