@@ -83,6 +83,7 @@ def test_a_remote_run_feeds_back_to_the_lessons_it_was_given(mem: aa.Memory, sco
     assert lesson is not None
     with mem.run("refund 42 stuck pending, customer money gone", scope=scope, run_id="remote-r-2") as run:
         assert "wait-for-lock" in run.reference_block()
+        run.tool("run_refund_check", args={"strategy": "wait-for-lock"}, result="issued")
         run.check("refund-issued", passed=True)
     assert run.given == (lesson.id,)
     now = mem.get(lesson.id, scope=scope)

@@ -42,7 +42,9 @@ def reuse(
 ) -> aa.RunRecorder:
     with mem.run(task, scope=scope, run_id=run_id, **kw) as run:
         run.reference_block()
+        run.tool("raise_probe_timeout", result="ok")  # the lesson's fix, applied
         run.tool("deploy", result="rolled out")
+        run.tool("notify", result="sent")  # and a step of its own: its lesson is not a copy of the one given
         run.check("deployed", passed=passed)
     return run
 
@@ -85,6 +87,7 @@ def test_a_run_retried_under_its_id_is_no_evidence_for_its_own_lesson(mem: aa.Me
     assert own is not None
     with mem.run(TASK, scope=PROJECT, run_id="r-1") as again:  # the host retries the same run
         again.reference_block()
+        again.tool("raise_probe_timeout", result="ok")
         again.tool("deploy", result="rolled out")
         again.check("deployed", passed=True)
     assert set(again.given) == {first.id, own.id}
@@ -102,6 +105,28 @@ def test_a_failed_run_contradicts_and_teaches_no_words(mem: aa.Memory) -> None:
     contested = mem.get(lesson.id, scope=PROJECT)
     assert contested.status is aa.Status.CONTESTED
     assert mem.search(TASK, scope=PROJECT) == []
+
+
+def test_a_run_that_did_not_try_the_fix_is_no_evidence_either_way(mem: aa.Memory) -> None:
+    lesson = teach(mem)
+    for run_id, passed in (("r-2", False), ("r-3", False), ("r-4", True)):  # two failures would contest it
+        with mem.run(f"{TASK}: {REWORDED}", scope=PROJECT, run_id=run_id) as run:
+            run.reference_block()
+            run.tool("deploy", error="Timeout: rollout exceeded 600s")  # never raised the probe timeout
+            run.check("deployed", passed=passed)
+        assert run.given == (lesson.id,)
+    assert mem.get(lesson.id, scope=PROJECT) == lesson  # no outcome, no wording
+    assert lesson.id in {hit.id for hit in mem.search(TASK, scope=PROJECT)}  # still injected
+
+
+def test_a_lesson_without_steps_gets_no_automatic_outcome(mem: aa.Memory) -> None:
+    imported = make_experience(TASK, "Raise the readiness probe timeout before redeploying.", scope=PROJECT)
+    assert mem.add(imported)
+    with mem.run(TASK, scope=PROJECT, run_id="r-2") as run:
+        run.reference_block()
+        run.tool("deploy", result="rolled out")
+        run.check("deployed", passed=False)
+    assert run.given == (imported.id,) and mem.get(imported.id, scope=PROJECT) == imported
 
 
 @pytest.mark.parametrize(("passed", "kw"), [(None, {}), (True, {"feedback": False})])
@@ -129,6 +154,8 @@ def test_only_the_lessons_shown_count_as_given(mem: aa.Memory) -> None:
     assert run.given == ()
     with mem.run(f"{TASK} again", scope=PROJECT) as run:
         assert [hit.id for hit in run.search(k=3)] == [lesson.id]
+        run.tool("raise_probe_timeout", result="ok")
+        run.tool("deploy", result="rolled out")
         run.check("deployed", passed=True)
     assert run.given == (lesson.id,) and mem.get(lesson.id, scope=PROJECT).supporting == 2
 
@@ -213,6 +240,7 @@ def test_a_task_given_with_the_outcome_is_sanitized(mem: aa.Memory) -> None:
 def test_a_run_learned_from_elsewhere_reports_to_the_lessons_it_names(mem: aa.Memory) -> None:
     lesson = teach(mem)
     with mem.run(f"{TASK}: {REWORDED}", scope=PROJECT, run_id="elsewhere-1", feedback=False) as recorder:
+        recorder.tool("raise_probe_timeout", result="ok")
         recorder.tool("deploy", result="rolled out")
         recorder.check("deployed", passed=True)
     run = recorder.to_run()  # as a host would send it, recorded in another process

@@ -4,7 +4,8 @@
 per key, with a success's wording (``core.trust``), stored under the revision check.
 
 A run that was given lessons (a recorder's ``reference_block()`` / ``search()``, or the ids a
-host passes with a run it submits) reports its verdict to each when it has one: one reuse
+host passes with a run it submits) reports its verdict to each whose fix it applied (it called
+every tool of the lesson's worked steps: ``core.trust.applied``) when it has one: one reuse
 outcome per lesson (``Memory.record_outcome``), keyed by the run (``outcome_key``) so that the
 same run finished, resubmitted or retried counts once, and, for a verified run, its task as a
 wording the lesson is found by. Never the run's own lesson (a retried run may be given the
@@ -20,9 +21,9 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from afteraction.core.capture import clean_task
-from afteraction.core.trust import outcome_key, record_outcome, with_wording, wording_may_join
+from afteraction.core.trust import applied, outcome_key, record_outcome, with_wording, wording_may_join
 from afteraction.errors import ConflictError, ValidationError
-from afteraction.model import Experience, Scope, _check
+from afteraction.model import Experience, Run, Scope, _check
 
 if TYPE_CHECKING:
     from afteraction.memory import Memory
@@ -86,24 +87,27 @@ def count_outcome(
 def feed_back(
     memory: Memory,
     given: Mapping[str, Experience | None],
+    run: Run,
     *,
-    run_id: str,
-    scope: Scope,
-    task: str,
     passed: bool,
     own: str | None,
     report: Callable[[BaseException, str], None],
 ) -> int:
-    """The verdict (``passed``) of run ``run_id`` in ``scope`` as one reuse outcome of each lesson
-    in ``given`` but ``own``; how many were recorded (see the module). ``given`` maps each lesson's
-    id to the lesson as the run's search returned it, when the run has it (``count_outcome``'s
-    ``known``), else None."""
+    """The verdict (``passed``) of ``run`` (sanitized) as one reuse outcome of each lesson in
+    ``given`` but ``own`` whose fix it applied (``core.trust.applied``); how many were recorded
+    (see the module). ``given`` maps each lesson's id to the lesson as the run's search returned
+    it, when the run has it (``count_outcome``'s ``known``), else None: then it is read first."""
+    run_id, scope, task = run.id, run.scope, run.task
+    tools = {call.tool for call in run.calls}
     key, recorded = outcome_key(run_id), 0
     for id, known in given.items():
         if id == own:
             continue
         try:
-            memory.record_outcome(id, scope=scope, success=passed, key=key, task=task if passed else None, known=known)
+            lesson = known if known is not None else memory.get(id, scope=scope)
+            if not applied(lesson, tools):
+                continue  # the run did not try the lesson's fix: its verdict says nothing of it
+            memory.record_outcome(id, scope=scope, success=passed, key=key, task=task if passed else None, known=lesson)
         except Exception as exc:
             report(exc, "run.feedback")
             continue

@@ -142,9 +142,9 @@ class Memory:
     ) -> RunRecorder:
         """Start recording a run of ``task``. Leaving the ``with`` block (or ``finish()``)
         verifies it; a verified run becomes a Validated lesson, a failed one Quarantined.
-        Pass the host's ``run_id`` to make retries of the same run idempotent. The lessons
-        the run is given through ``run.reference_block()`` or ``run.search()`` each get its
-        verdict as a reuse outcome at the end, unless ``feedback`` is False."""
+        Pass the host's ``run_id`` to make retries idempotent. Each lesson the run is given by
+        ``run.reference_block()`` or ``run.search()`` gets its verdict as a reuse outcome at the
+        end if it applied the lesson's fix, unless ``feedback`` is False."""
         if not isinstance(scope, Scope):
             raise ValidationError("scope", "must be a Scope built by the host")
         if not isinstance(task, str) or not task.strip():
@@ -174,9 +174,9 @@ class Memory:
         given: Sequence[str] = (),
     ) -> Experience | None:
         """Verify, distill and store a run recorded elsewhere (e.g. assembled from events with
-        ``afteraction.core.assemble``), sanitized as the recorder does. The stored Experience,
-        or None when there is no verdict. A run still running is refused. ``given``: ids of the
-        lessons the run was given, which get its verdict (``afteraction.feedback``)."""
+        ``afteraction.core.assemble``), sanitized as the recorder does: the stored Experience, or
+        None without a verdict; a running run is refused. ``given``: ids of the lessons it was
+        given, which get its verdict when it applied their fix (``afteraction.feedback``)."""
         if not isinstance(run, Run):
             raise ValidationError("run", f"must be a Run, got {type(run).__name__}")
         given = _check.strings(given, "given", limit=MAX_GIVEN, item_limit=_check.MAX_ID)
@@ -191,16 +191,7 @@ class Memory:
             return None
         experience = distill(clean, verdict, self.now(), skill=skill)
         self._store_finished(experience)
-        feed_back(
-            self,
-            dict.fromkeys(given),
-            run_id=run.id,
-            scope=clean.scope,
-            task=clean.task,
-            passed=verdict.passed,
-            own=experience.id,
-            report=self.report,
-        )
+        feed_back(self, dict.fromkeys(given), clean, passed=verdict.passed, own=experience.id, report=self.report)
         return experience
 
     def _store_finished(self, experience: Experience) -> None:

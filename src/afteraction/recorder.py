@@ -249,24 +249,15 @@ class RunRecorder:
         except Exception as exc:
             self._report(exc, "run.finish")
             return None
-        self._feed_back(verdict)
+        self._feed_back(verdict, run)
         return self._result
 
-    def _feed_back(self, verdict: Verdict) -> None:
+    def _feed_back(self, verdict: Verdict, run: Run) -> None:
         if self._feedback:
             own = None if self._result is None else self._result.id
             with self._lock:
                 known = dict(self._given)
-            feed_back(
-                self._memory,
-                known,
-                run_id=self.id,
-                scope=self.scope,
-                task=self.task,
-                passed=verdict.passed,
-                own=own,
-                report=self._report,
-            )
+            feed_back(self._memory, known, run, passed=verdict.passed, own=own, report=self._report)
 
     def to_run(self) -> Run:
         """The run as recorded so far, sanitized (secrets redacted, values cut at the limits)."""

@@ -2,10 +2,20 @@ from __future__ import annotations
 
 import pytest
 
-from afteraction.core.trust import confidence, outcome_digest, record_outcome, with_wording, wording_may_join
-from afteraction.model import Experience, Scope, Status
+from afteraction.core.distill import distill
+from afteraction.core.trust import (
+    applied,
+    confidence,
+    fix_tools,
+    outcome_digest,
+    record_outcome,
+    with_wording,
+    wording_may_join,
+)
+from afteraction.core.verify import verify
+from afteraction.model import Experience, Scope, Solution, Status
 from afteraction.testing import make_experience
-from tests.builders import ACME, OTHER, T0
+from tests.builders import ACME, OTHER, T0, refund_run
 
 
 def test_laplace_confidence() -> None:
@@ -87,3 +97,17 @@ def test_wordings_keep_the_newest() -> None:
 )
 def test_a_wording_joins_only_a_lesson_no_wider_than_its_run(lesson: Scope, run: Scope, joins: bool) -> None:
     assert wording_may_join(lesson, run) is joins
+
+
+def test_a_run_applied_a_lesson_when_it_called_every_tool_of_its_fix() -> None:
+    run = refund_run()
+    lesson = distill(run, verify(run), T0)
+    assert fix_tools(lesson) == {"run_refund_check"}
+    assert applied(lesson, {"run_refund_check", "notify"}) and not applied(lesson, {"notify"})
+    two = make_experience(
+        "deploy", scope=ACME, solution=Solution(steps=("raise_probe_timeout() → ok", "deploy(env=x)"))
+    )
+    assert fix_tools(two) == {"raise_probe_timeout", "deploy"}
+    assert applied(two, ["deploy", "raise_probe_timeout"]) and not applied(two, ["deploy"])
+    assert fix_tools(make_experience("no steps", scope=ACME)) == frozenset()
+    assert not applied(make_experience("no steps", scope=ACME), ["deploy"])  # nothing to apply: no evidence

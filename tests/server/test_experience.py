@@ -141,8 +141,12 @@ def test_a_verdict_on_an_ingested_session_teaches(http: TestClient) -> None:
     assert http.post("/sessions/ses-1/verdict", json=verdict, headers={"x-test-tenant": "globex"}).status_code == 404
 
 
+#: A lesson whose fix is one call of ``refund``: a run that calls it applied the lesson.
+REFUND_FIX = aa.Solution(steps=("refund() → issued",))
+
+
 def test_a_block_names_its_lessons_and_a_run_given_them_reports_back(http: TestClient) -> None:
-    store(http, lesson())
+    store(http, lesson(solution=REFUND_FIX))
     given = http.post("/experience/block", json={"task": "refund stuck in pending", "scope": SCOPE}).json()
     assert "Refund ticket is stuck in pending" in given["block"] and given["lessons"] == ["exp_refund"]
     assert http.post("/experience/block", json={"task": "book a meeting room", "scope": SCOPE}).json() == {
@@ -168,10 +172,12 @@ def test_a_block_names_its_lessons_and_a_run_given_them_reports_back(http: TestC
 
 
 def test_a_session_verdict_reports_to_the_lessons_the_session_was_given(http: TestClient) -> None:
-    store(http, lesson())
+    store(http, lesson(solution=REFUND_FIX))
     events = [
         event("e1", type="task.created", payload={"task": "Refund ticket 42 is stuck in pending"}),
-        event("e2", type="task.failed", time="2026-01-01T10:00:03Z", payload={"error": "refund lock held"}),
+        event("e2", type="tool.called", time="2026-01-01T10:00:01Z", payload={"tool_name": "refund", "call_id": "c1"}),
+        event("e3", type="tool.result", time="2026-01-01T10:00:02Z", payload={"call_id": "c1", "output": "held"}),
+        event("e4", type="task.failed", time="2026-01-01T10:00:03Z", payload={"error": "refund lock held"}),
     ]
     assert http.post("/events/batch", json=events).status_code == 202
     verdict = {"scope": SCOPE, "evidence": [{"id": "refund-issued", "passed": False}], "given": ["exp_refund"]}

@@ -1,9 +1,10 @@
-"""Trust: Laplace confidence over independent evidence, the lifecycle it drives, and the
-wordings a lesson learns from the verified runs it was given to."""
+"""Trust: Laplace confidence over independent evidence, the lifecycle it drives, which runs are
+evidence about a lesson, and the wordings a lesson learns from the verified runs it was given to."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection
 from dataclasses import replace
 from datetime import datetime
 
@@ -13,7 +14,9 @@ from afteraction.model import Experience, Scope, Status, _check
 __all__ = [
     "REINFORCED_AT",
     "STICKY",
+    "applied",
     "confidence",
+    "fix_tools",
     "outcome_digest",
     "outcome_key",
     "record_outcome",
@@ -31,6 +34,23 @@ STICKY = frozenset({Status.REVOKED, Status.SUPERSEDED, Status.QUARANTINED, Statu
 def confidence(supporting: int, contradicting: int) -> float:
     """(1 + S) / (2 + S + F)."""
     return (1 + supporting) / (2 + supporting + contradicting)
+
+
+def fix_tools(lesson: Experience) -> frozenset[str]:
+    """The tools of the steps that worked in ``lesson`` (``core.distill.describe_call`` wrote
+    each as ``tool(args) …``); none for a lesson without steps."""
+    steps = lesson.solution.steps if lesson.solution is not None else ()
+    return frozenset(step.partition("(")[0] for step in steps)
+
+
+def applied(lesson: Experience, tools: Collection[str]) -> bool:
+    """Whether a run that called ``tools`` applied ``lesson``'s fix: it called every tool of the
+    steps that worked. Only such a run's verdict is evidence about the lesson: a run that failed
+    without trying the fix says nothing against it (agents fail for many reasons: counted, a
+    30% rate of unrelated failures would bury about one good lesson in five for good), and one
+    that passed without it says nothing for it."""
+    fix = fix_tools(lesson)
+    return bool(fix) and fix <= set(tools)
 
 
 def outcome_key(run_id: str) -> str:

@@ -20,7 +20,8 @@ never quietly rewritten.
   the run assembled from that session's ingested events, judged by the host's evidence.
 
 ``given`` (at most 100 lesson ids, e.g. a block's ``lessons``) are the lessons the run was given: when
-it has a verdict, each gets it as a reuse outcome, once per run (``afteraction.feedback``).
+it has a verdict, each whose fix it applied (it called every tool of the lesson's worked steps) gets it
+as a reuse outcome, once per run (``afteraction.feedback``).
 """
 
 from __future__ import annotations

@@ -66,7 +66,10 @@ _GIVEN = {
     "type": "array",
     "maxItems": MAX_GIVEN,
     "items": _STRING,
-    "description": "Ids of the lessons the run was given (a block's lessons): each gets its verdict, once per run",
+    "description": (
+        "Ids of the lessons the run was given (a block's lessons): each whose fix the run applied "
+        "(it called every tool of the lesson's worked steps) gets its verdict, once per run"
+    ),
 }
 _READ = (400, 401, 403, 404)
 _WRITE = (400, 401, 403, 404, 413, 415)
