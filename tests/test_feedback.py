@@ -201,6 +201,20 @@ def test_a_reuse_that_goes_straight_to_the_fix_is_counted_with_the_lesson_it_was
     assert mem.reference_block(TASK, scope=PROJECT).count("\n[") == 2
 
 
+def test_a_block_full_of_copies_counts_them_as_at_least(mem: aa.Memory) -> None:
+    lesson = teach(mem)
+    for i in range(9):
+        with mem.run(f"{TASK} ({i})", scope=PROJECT, run_id=f"copy-{i}") as run:
+            run.tool("deploy", error="Timeout: rollout exceeded 600s")
+            run.next_attempt()
+            run.tool("raise_probe_timeout", result="ok")
+            run.tool("deploy", result="rolled out")
+            run.check("deployed", passed=True)
+    block, shown = mem.block_with_hits(TASK, scope=PROJECT, max_records=4)
+    assert block.count("\n[") == 1 and "the same steps verified in at least 3 more runs\n" in block
+    assert len(shown) == 1 and mem.get(lesson.id, scope=PROJECT).supporting == 1  # no run was given it
+
+
 def test_memory_failing_inside_the_run_never_raises(tmp_path: Path) -> None:
     errors: list[str] = []
     with aa.Memory.open(str(tmp_path / "m.db"), clock=FixedClock()) as mem:

@@ -316,8 +316,8 @@ class Memory:
         options = self.block_options.with_(
             layout=layout, max_records=max_records, max_bytes=max_bytes, max_tokens=max_tokens
         )
-        hits = self.search(task, scope=scope, k=min(options.max_records, 100), env=env)
-        return block_with_hits(hits, options)
+        hits = self.search(task, scope=scope, k=(k := min(options.max_records, 100)), env=env)
+        return block_with_hits(hits, options, complete=len(hits) < k)
 
     def lessons(
         self, *, scope: Scope, limit: int = 50, offset: int = 0, status: Status | str | None = None

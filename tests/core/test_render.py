@@ -70,6 +70,18 @@ def test_records_that_would_show_the_same_fields_are_shown_once() -> None:
     assert single.count("\n[") == 1 and "verified in 1 more run\n" in single
 
 
+def test_of_one_fix_the_lesson_with_the_most_evidence_is_shown_where_the_best_ranked_was() -> None:
+    same = "Verified after 1 attempt. Worked: attempt 0. Checks: [restore-ok]."
+    first = hit("Restore gets 401 from the private feed (ticket 244)", lesson=same)
+    other = hit("Rotate the expired API token", lesson="Worked: attempt 0. Checks: [token-ok].")
+    proven = hit("Nightly build: package feed returns 401", lesson=same, confidence=0.86)
+    block, shown = block_with_hits([first, other, proven])
+    assert shown == (proven, other)  # at the copies' first place; a run given it reports to it
+    assert "[1] Task: Nightly build" in block and "verified in 1 more run\n" in block
+    partial, _ = block_with_hits([first, other, proven], complete=False)  # the head of a longer ranking
+    assert "verified in at least 1 more run\n" in partial
+
+
 def test_verbose_layout_keeps_records_that_differ_in_its_fields() -> None:
     same = "Verified after 1 attempt. Worked: attempt 0. Checks: [done]."
     hits = [hit("Refund stuck", lesson=same, summary="lock held"), hit("Refund stalled", lesson=same, summary="")]
@@ -90,6 +102,18 @@ def test_a_run_that_reported_to_a_lesson_and_worked_by_its_steps_is_counted_with
     assert shown == (given, stranger, other_steps)
     block, shown = block_with_hits([reuse, stranger, other_steps, given])  # either may rank first
     assert shown == (reuse, stranger, other_steps) and block.count("verified in 1 more run") == 1
+
+
+def test_copies_of_copies_are_one_group_whatever_the_order() -> None:
+    steps = Solution(steps=("renew_cert() → ok", "reload_gateway() → ok"))
+    first = hit("Gateway cert expired", lesson="Failed: attempt 0 — SSLError. Worked: attempt 1.", solution=steps,
+                outcome_keys=(outcome_digest(outcome_key("r-2")),))  # fmt: skip
+    second = hit("Gateway cert expired again", lesson="Worked: attempt 0.", solution=steps, task_id="r-2",
+                 outcome_keys=(outcome_digest(outcome_key("r-3")),))  # fmt: skip
+    third = hit("Cert expired on the gateway", lesson="Worked: attempt 0 (cached).", solution=steps, task_id="r-3")
+    for order in ([third, first, second], [second, third, first], [first, second, third]):
+        block, shown = block_with_hits(order)
+        assert shown == (order[0],) and "verified in 2 more runs" in block  # equal confidence: the best ranked
 
 
 def test_oversized_record_is_skipped_not_cut() -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from afteraction.core.neutralize import BEGIN_MARKER, END_MARKER, neutralize
-from afteraction.core.trust import reported_by
+from afteraction.core.trust import run_digest
 from afteraction.errors import ValidationError
 from afteraction.model import Experience, Hit
 
@@ -112,12 +112,15 @@ def _body(experience: Experience, layout: Layout) -> list[str]:
     return lines
 
 
-def _record(number: int, experience: Experience, body: list[str], layout: Layout, repeats: int) -> str:
+def _record(
+    number: int, experience: Experience, body: list[str], layout: Layout, repeats: int, at_least: bool = False
+) -> str:
     status = f"{experience.status.label} · confidence {experience.confidence:.2f}"
     if layout == "verbose":
         status += f" · recorded {experience.created_at:%Y-%m-%d} · id {experience.id}"
     if repeats:
-        status += f" · the same steps verified in {repeats} more run{'s' if repeats > 1 else ''}"
+        least = "at least " if at_least else ""
+        status += f" · the same steps verified in {least}{repeats} more run{'s' if repeats > 1 else ''}"
     lines = [f"[{number}] Task: {neutralize(experience.task)}", *body, _field("Status", status)]
     return "\n".join(lines)
 
@@ -139,42 +142,54 @@ def _steps(experience: Experience) -> tuple[str, ...]:
     return experience.solution.steps if experience.solution is not None else ()
 
 
-def _repeats(one: Experience, other: Experience) -> bool:
-    """Whether one of the two was stored by a run that was given the other and reported to it."""
-    return reported_by(other, one.task_id) or reported_by(one, other.task_id)
-
-
 def _same_fix(hits: Sequence[Hit], layout: Layout) -> list[list[tuple[Hit, list[str]]]]:
-    """The hits (each with its body) in groups that tell the agent the same fix, in the order of
-    each group's best ranked: records whose bodies are the same, and records of runs that were
-    given a lesson, reported to it, and worked by the same steps."""
-    groups: list[list[tuple[Hit, list[str]]]] = []
-    by_body: dict[tuple[str, ...], list[tuple[Hit, list[str]]]] = {}
-    by_steps: dict[tuple[str, ...], list[list[tuple[Hit, list[str]]]]] = {}
-    for hit in hits:
-        body = _body(hit.experience, layout)
+    """The hits (each with its body) in groups that tell the agent the same fix, each group in
+    rank order and the groups in the order of their best ranked. Two hits tell the same fix when
+    their bodies are the same, or when they worked by the same steps and one was stored by a run
+    that was given the other and reported to it; a group is every hit linked so, however far."""
+    bodies = [_body(hit.experience, layout) for hit in hits]
+    own = [run_digest(hit.experience.task_id) for hit in hits]
+    parent = list(range(len(hits)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def join(i: int, j: int) -> None:
+        a, b = root(i), root(j)
+        parent[max(a, b)] = min(a, b)
+
+    first: dict[tuple[str, ...], int] = {}
+    by_steps: dict[tuple[str, ...], list[int]] = {}
+    for i, hit in enumerate(hits):
+        join(i, first.setdefault(tuple(bodies[i]), i))
         steps = _steps(hit.experience)
-        group = by_body.get(tuple(body))
-        if group is None and steps:
-            candidates = by_steps.get(steps, [])
-            group = next((g for g in candidates if any(_repeats(hit.experience, h.experience) for h, _ in g)), None)
-        if group is None:
-            group = []
-            groups.append(group)
-            if steps:
-                by_steps.setdefault(steps, []).append(group)
-        by_body.setdefault(tuple(body), group)
-        group.append((hit, body))
-    return groups
+        if steps:
+            keys = hit.experience.outcome_keys
+            for j in by_steps.get(steps, ()):
+                if own[j] in keys or own[i] in hits[j].experience.outcome_keys:
+                    join(i, j)
+            by_steps.setdefault(steps, []).append(i)
+    groups: dict[int, list[tuple[Hit, list[str]]]] = {}
+    for i, hit in enumerate(hits):
+        groups.setdefault(root(i), []).append((hit, bodies[i]))
+    return list(groups.values())
 
 
-def block_with_hits(hits: Sequence[Hit], options: BlockOptions = DEFAULT_BLOCK) -> tuple[str, tuple[Hit, ...]]:
+def block_with_hits(
+    hits: Sequence[Hit], options: BlockOptions = DEFAULT_BLOCK, *, complete: bool = True
+) -> tuple[str, tuple[Hit, ...]]:
     """``render_block``'s block and the hits it shows, in order.
 
     Verified reuses of a lesson each store a lesson of their own, and five copies of one fix
     would fill a block without telling the agent more than that the fix held five times. So the
-    hits that tell the same fix (``_same_fix``) are shown once, as the best ranked of them that
-    fits the bounds, whose status line counts the others. Only the shown hits are returned."""
+    hits that tell the same fix (``_same_fix``) are shown once, at the place of the best ranked
+    of them, as the one with the most evidence (highest confidence; the best ranked of equals)
+    that fits the bounds: a run given it reports back to it, so the evidence gathers on one
+    lesson. Its status line counts the others, "at least" so many when ``complete`` is False
+    (``hits`` is the head of a longer ranking). Only the shown hits are returned."""
     head = f"{BEGIN_MARKER}\n{PREAMBLE}\n"
     tail = f"{END_MARKER}\n"
     used = len(head.encode("utf-8")) + len(tail.encode("utf-8"))
@@ -183,8 +198,9 @@ def block_with_hits(hits: Sequence[Hit], options: BlockOptions = DEFAULT_BLOCK) 
     for group in _same_fix(hits, options.layout):
         if len(records) >= options.max_records:
             break
-        for hit, body in group:  # the best ranked that fits: a copy with a shorter task may fit where it does not
-            record = _record(len(records) + 1, hit.experience, body, options.layout, len(group) - 1) + "\n"
+        for hit, body in sorted(group, key=lambda member: -member[0].experience.confidence):  # stable: rank next
+            number, repeats = len(records) + 1, len(group) - 1
+            record = _record(number, hit.experience, body, options.layout, repeats, not complete) + "\n"
             size = len(record.encode("utf-8"))
             if used + size > options.max_bytes:
                 continue

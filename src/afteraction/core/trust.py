@@ -21,6 +21,7 @@ __all__ = [
     "outcome_key",
     "record_outcome",
     "reported_by",
+    "run_digest",
     "with_wording",
     "wording_may_join",
 ]
@@ -58,9 +59,14 @@ def outcome_key(run_id: str) -> str:
     return f"run:{run_id}"[: _check.MAX_ID]
 
 
+def run_digest(run_id: str) -> str:
+    """The digest a lesson keeps of run ``run_id``'s outcome (in ``outcome_keys``)."""
+    return outcome_digest(outcome_key(run_id))
+
+
 def reported_by(lesson: Experience, run_id: str) -> bool:
     """Whether run ``run_id`` reported its outcome to ``lesson`` (one of its newest 64 keyed outcomes)."""
-    return outcome_digest(outcome_key(run_id)) in lesson.outcome_keys
+    return run_digest(run_id) in lesson.outcome_keys
 
 
 def outcome_digest(key: str) -> str:
