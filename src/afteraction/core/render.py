@@ -127,7 +127,7 @@ def _record(
 
 def render_record(number: int, experience: Experience, layout: Layout = "compact", repeats: int = 0) -> str:
     """One record: a numbered task line and indented fields. ``repeats`` counts the other
-    records that would have rendered the same fields (told in the status line, not shown)."""
+    records of the same fix (told in the status line, not shown; see ``block_with_hits``)."""
     return _record(number, experience, _body(experience, layout), layout, repeats)
 
 

@@ -20,7 +20,6 @@ __all__ = [
     "outcome_digest",
     "outcome_key",
     "record_outcome",
-    "reported_by",
     "run_digest",
     "with_wording",
     "wording_may_join",
@@ -60,13 +59,10 @@ def outcome_key(run_id: str) -> str:
 
 
 def run_digest(run_id: str) -> str:
-    """The digest a lesson keeps of run ``run_id``'s outcome (in ``outcome_keys``)."""
+    """The digest a lesson keeps of run ``run_id``'s outcome in ``outcome_keys`` (the newest 64):
+    whether that run reported to the lesson."""
     return outcome_digest(outcome_key(run_id))
 
-
-def reported_by(lesson: Experience, run_id: str) -> bool:
-    """Whether run ``run_id`` reported its outcome to ``lesson`` (one of its newest 64 keyed outcomes)."""
-    return run_digest(run_id) in lesson.outcome_keys
 
 
 def outcome_digest(key: str) -> str:
