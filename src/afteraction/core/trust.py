@@ -64,7 +64,6 @@ def run_digest(run_id: str) -> str:
     return outcome_digest(outcome_key(run_id))
 
 
-
 def outcome_digest(key: str) -> str:
     """What a lesson remembers of an outcome's key: a digest, so that the runs that reported to a
     lesson (a user's run id, say) are not readable by everyone who reads the lesson."""
