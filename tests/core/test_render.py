@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from afteraction.core.distill import distill
 from afteraction.core.neutralize import BEGIN_MARKER, END_MARKER, is_marker_like
-from afteraction.core.render import BlockOptions, block_with_hits, estimate_tokens, render_block
+from afteraction.core.render import BlockOptions, block_with_hits, estimate_tokens, render_block, render_record
 from afteraction.core.trust import outcome_digest, outcome_key
 from afteraction.core.verify import verify
 from afteraction.model import Hit, Skill, Solution
@@ -139,3 +144,46 @@ def test_record_text_cannot_close_the_frame_or_pose_as_a_field() -> None:
     assert [n for n, line in enumerate(lines) if is_marker_like(line)] == [0, len(lines) - 1]
     assert "\u200b" not in block and "\u202e" not in block
     assert not any(line.lstrip().lower().startswith("system:") for line in lines)
+
+
+_LESSONS = ("Worked: attempt 0.", "Failed: attempt 0 — Timeout. Worked: attempt 1.")
+_STEPS = ((), ("deploy() → ok",), ("raise_probe_timeout() → ok", "deploy() → ok"))
+
+
+@st.composite
+def copies(draw: st.DrawFn) -> list[Hit]:
+    """Hits drawn from a few lessons, steps and runs, each run reporting to a few of the others."""
+    n = draw(st.integers(1, 12))
+    hits = []
+    for i in range(n):
+        reported = draw(st.sets(st.integers(0, n - 1), max_size=3))
+        hits.append(
+            hit(
+                f"Deploys time out {i}",
+                lesson=draw(st.sampled_from(_LESSONS)),
+                solution=Solution(steps=draw(st.sampled_from(_STEPS))),
+                task_id=f"r-{i}",
+                confidence=draw(st.sampled_from((0.6, 2 / 3, 0.75))),
+                outcome_keys=tuple(outcome_digest(outcome_key(f"r-{j}")) for j in sorted(reported)),
+            )
+        )
+    return hits
+
+
+@given(copies(), st.integers(1, 8), st.booleans())
+def test_a_block_shows_each_fix_once_and_counts_every_hit(hits: list[Hit], max_records: int, complete: bool) -> None:
+    block, shown = block_with_hits(hits, BlockOptions(max_records=max_records), complete=complete)
+    assert len(shown) == block.count("\n[") <= max_records and all(h in hits for h in shown)
+    counted = [int(m) for m in re.findall(r"verified in (?:at least )?(\d+) more run", block)]
+    assert len(shown) + sum(counted) <= len(hits)  # each hit shown or counted once at most
+    if len(shown) < max_records:  # room left: every hit is shown or counted
+        assert len(shown) + sum(counted) == len(hits)
+    if not complete:
+        assert all("at least" in line for line in block.splitlines() if "more run" in line)
+    bodies = {render_record(1, h.experience).split("\n", 1)[1].rsplit("\n", 1)[0] for h in shown}
+    assert len(bodies) == len(shown)  # no two shown records read the same
+    for a in shown:  # nor is one a reuse of the other that worked by the same steps
+        for b in shown:
+            linked = outcome_digest(outcome_key(b.experience.task_id)) in a.experience.outcome_keys
+            steps = a.experience.solution.steps if a.experience.solution else ()
+            assert a is b or not linked or not steps or a.experience.solution != b.experience.solution
