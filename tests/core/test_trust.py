@@ -6,7 +6,6 @@ from afteraction.core.distill import distill
 from afteraction.core.trust import (
     applied,
     confidence,
-    fix_tools,
     outcome_digest,
     record_outcome,
     with_wording,
@@ -102,12 +101,10 @@ def test_a_wording_joins_only_a_lesson_no_wider_than_its_run(lesson: Scope, run:
 def test_a_run_applied_a_lesson_when_it_called_every_tool_of_its_fix() -> None:
     run = refund_run()
     lesson = distill(run, verify(run), T0)
-    assert fix_tools(lesson) == {"run_refund_check"}
     assert applied(lesson, {"run_refund_check", "notify"}) and not applied(lesson, {"notify"})
-    two = make_experience(
-        "deploy", scope=ACME, solution=Solution(steps=("raise_probe_timeout() → ok", "deploy(env=x)"))
-    )
-    assert fix_tools(two) == {"raise_probe_timeout", "deploy"}
-    assert applied(two, ["deploy", "raise_probe_timeout"]) and not applied(two, ["deploy"])
-    assert fix_tools(make_experience("no steps", scope=ACME)) == frozenset()
+    steps = ("raise_probe_timeout() → ok", "deploy(env=x)", "search (web)(q=[omitted]) → 3 results")
+    three = make_experience("deploy", scope=ACME, solution=Solution(steps=steps))
+    assert applied(three, ["deploy", "raise_probe_timeout", "search (web)"])
+    assert not applied(three, ["deploy", "raise_probe_timeout", "search"])  # another tool
+    assert not applied(three, ["deploy_all", "raise_probe_timeout", "search (web)"])  # a longer name is another tool
     assert not applied(make_experience("no steps", scope=ACME), ["deploy"])  # nothing to apply: no evidence

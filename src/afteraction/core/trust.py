@@ -16,7 +16,6 @@ __all__ = [
     "STICKY",
     "applied",
     "confidence",
-    "fix_tools",
     "outcome_digest",
     "outcome_key",
     "record_outcome",
@@ -36,21 +35,17 @@ def confidence(supporting: int, contradicting: int) -> float:
     return (1 + supporting) / (2 + supporting + contradicting)
 
 
-def fix_tools(lesson: Experience) -> frozenset[str]:
-    """The tools of the steps that worked in ``lesson`` (``core.distill.describe_call`` wrote
-    each as ``tool(args) …``); none for a lesson without steps."""
-    steps = lesson.solution.steps if lesson.solution is not None else ()
-    return frozenset(step.partition("(")[0] for step in steps)
-
-
 def applied(lesson: Experience, tools: Collection[str]) -> bool:
-    """Whether a run that called ``tools`` applied ``lesson``'s fix: it called every tool of the
-    steps that worked. Only such a run's verdict is evidence about the lesson: a run that failed
-    without trying the fix says nothing against it (agents fail for many reasons: counted, a
-    30% rate of unrelated failures would bury about one good lesson in five for good), and one
-    that passed without it says nothing for it."""
-    fix = fix_tools(lesson)
-    return bool(fix) and fix <= set(tools)
+    """Whether a run that called ``tools`` applied ``lesson``'s fix: it called the tool of every
+    step that worked (``core.distill.describe_call`` wrote each as ``tool(args) …``, so a step
+    is a tool's when it starts with the tool's name and "("; a name may itself hold one). Only
+    such a run's verdict is evidence about the lesson: a run that failed without trying the fix
+    says nothing against it (agents fail for many reasons: counted, a 30% rate of unrelated
+    failures would bury about one good lesson in five for good), and one that passed without it
+    says nothing for it. A lesson without steps is never applied."""
+    steps = lesson.solution.steps if lesson.solution is not None else ()
+    calls = tuple(f"{tool}(" for tool in set(tools))
+    return bool(steps) and all(step.startswith(calls) for step in steps)
 
 
 def outcome_key(run_id: str) -> str:
