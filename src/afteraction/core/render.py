@@ -125,10 +125,9 @@ def _record(
     return "\n".join(lines)
 
 
-def render_record(number: int, experience: Experience, layout: Layout = "compact", repeats: int = 0) -> str:
-    """One record: a numbered task line and indented fields. ``repeats`` counts the other
-    records of the same fix (told in the status line, not shown; see ``block_with_hits``)."""
-    return _record(number, experience, _body(experience, layout), layout, repeats)
+def render_record(number: int, experience: Experience, layout: Layout = "compact") -> str:
+    """One record: a numbered task line and indented fields."""
+    return _record(number, experience, _body(experience, layout), layout, 0)
 
 
 def render_block(hits: Sequence[Hit], options: BlockOptions = DEFAULT_BLOCK) -> str:
