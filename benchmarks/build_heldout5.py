@@ -9,8 +9,8 @@ deploys; tenant ``meridian``, another tenant ``kestrelway``). Same format and ru
 through the real recorder path (``mem.run`` → ``tool`` per call → ``check`` → ``finish``, in an
 in-memory store with a fixed clock, tool arguments allow-listed; extra evidence through
 ``mem.record_outcome``), exports it and gives it a readable id (``exp_<name>``). The queries were written
-by hand as users would ask; none was tried against the retrieval code before it was kept, and the corpus
-stays sealed until the next change to the embedder or ranking is judged on it.
+by hand as users would ask; none was tried against the retrieval code before it was kept. The corpus was
+sealed until 2026-11-30, when it was run once on the shipped default (benchmarks/README.md).
 
     .venv/bin/python benchmarks/build_heldout5.py            # rewrites benchmarks/quality_heldout5.json
     .venv/bin/python benchmarks/build_heldout5.py --check    # exits 1 when the file is not what this builds
