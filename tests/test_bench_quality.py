@@ -48,6 +48,7 @@ CORPORA = {
     "quality_heldout3.json": Minimums(lessons=80, queries=200, per_category=20),
     "quality_heldout4.json": Minimums(lessons=80, queries=200, per_category=20),
     "quality_heldout5.json": Minimums(lessons=80, queries=200, per_category=20),
+    "quality_heldout6.json": Minimums(lessons=80, queries=200, per_category=20),
 }
 
 
@@ -155,7 +156,15 @@ def test_only_exact_queries_repeat_their_lessons_wording(loaded: Loaded) -> None
 
 
 @pytest.mark.parametrize(
-    "builder", ["build_heldout.py", "build_heldout2.py", "build_heldout3.py", "build_heldout4.py", "build_heldout5.py"]
+    "builder",
+    [
+        "build_heldout.py",
+        "build_heldout2.py",
+        "build_heldout3.py",
+        "build_heldout4.py",
+        "build_heldout5.py",
+        "build_heldout6.py",
+    ],
 )
 def test_each_held_out_corpus_is_what_its_builder_records(builder: str) -> None:
     # Their lessons go through the real recorder path, so a change there that alters a stored lesson shows here.
