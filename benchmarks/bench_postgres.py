@@ -286,7 +286,7 @@ def hnsw_check(url: str, queries: list[str], limit: int = 10) -> tuple[str, floa
                             plan = str(cur.fetchall())
                             plans[exact] = next((v for k, v in indexes.items() if f"Index Scan using {k}" in plan), "")
                         cur.execute(sql, params)
-                        ids.append({data for data, _, _ in cur.fetchall()})
+                        ids.append({row[0] for row in cur.fetchall()})  # the record's JSON
                 found += len(ids[0] & ids[1])
                 total += len(ids[1])
             recalls.append(found / max(1, total))

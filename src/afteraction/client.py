@@ -203,6 +203,9 @@ class RemoteMemory(Memory):
         attempts: int = OUTCOME_ATTEMPTS,
         known: Experience | None = None,
     ) -> Experience:
+        """``Memory.record_outcome`` on the service. The service reads the lesson and retries
+        when another writer got there first itself, so ``attempts`` and ``known`` (a local
+        store's shortcuts) are accepted for the same signature and not sent."""
         body: dict[str, Any] = {"scope": scope.to_dict(), "success": success}
         if key is not None:
             body["key"] = key

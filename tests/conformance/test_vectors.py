@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from afteraction.errors import ValidationError
-from afteraction.model import Scope, Status
+from afteraction.model import Experience, Scope, Status
 from afteraction.store.base import StoredVector, VectorModelInfo, VectorStore
-from tests.conformance.builders import NOW, SCOPE, experience, scoped
+from afteraction.store.records import settled
+from tests.conformance.builders import NOW, SCOPE, experience, large_experience, scoped
 from tests.conformance.test_store import BACKENDS
 
 VECTOR_BACKENDS = ["memory", "postgres", "sqlite"]
@@ -212,3 +213,29 @@ def test_an_empty_model_or_tenant_is_refused(
         call(store)
     assert caught.value.field == field
     assert len(store.vector_models()) == 2
+
+
+@pytest.mark.parametrize("channel", ["text", "vector"])
+def test_a_found_record_is_the_stored_one_in_every_field(store: VectorStore, channel: str) -> None:
+    # Stores may decode a candidate only as far as ranking reads it (store/records.py): to a caller
+    # it must still be the stored record, times to the microsecond, with or without end times.
+    stored = replace(
+        large_experience("rich"),
+        updated_at=NOW - timedelta(hours=3, microseconds=17),
+        expires_at=NOW + timedelta(days=30, microseconds=1),
+        revision=1,
+    )
+    plain = experience("plain", task="Billing export is late", scope=stored.scope)
+    put(store, stored, plain)
+    store.put_vectors([vec("rich", unit(1, 0), revision=1), vec("plain", unit(0, 1))])
+    if channel == "text":
+        found = store.search_text(stored.scope, ["billing", "migrate"], now=NOW)  # type: ignore[attr-defined]
+    else:
+        found = store.search_vector(stored.scope, MODEL, unit(1, 0), now=NOW)
+    got = {c.experience.id: c.experience for c in found}
+    assert set(got) == {"rich", "plain"}
+    for want in (stored, plain):
+        for field in fields(Experience):
+            assert getattr(got[want.id], field.name) == getattr(want, field.name), (want.id, field.name)
+        assert got[want.id] == want and got[want.id].to_dict() == want.to_dict()
+        assert settled(got[want.id]) == want and type(settled(got[want.id])) is Experience

@@ -1,5 +1,6 @@
-"""Search results of the SQLite store decoded on demand (``store/records.py``): to a caller they
-are the stored Experience in every respect; an unreadable record still fails as a StoreError."""
+"""Search results decoded on demand (``store/records.py``), here in the SQLite store (every backend:
+``tests/conformance/test_vectors.py``): to a caller they are the stored Experience in every respect;
+an unreadable record still fails as a StoreError."""
 
 from __future__ import annotations
 

@@ -65,6 +65,10 @@ class Decoder:
         self._lock = threading.Lock()
         self._recent: dict[str, Experience] = {}
 
+    def recent(self, data: str) -> Experience | None:
+        """The Experience decoded lately from exactly ``data``, if any."""
+        return self._recent.get(data)
+
     def __call__(self, data: str, *, remember: bool = True) -> Experience:
         found = self._recent.get(data)
         if found is None:

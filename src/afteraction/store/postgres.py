@@ -26,6 +26,7 @@ from psycopg_pool import ConnectionPool
 from afteraction.core.text import search_stems
 from afteraction.errors import ConfigError, ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import Experience, Scope, Status
+from afteraction.store import records
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
 from afteraction.store.base import Candidate, check_page
 from afteraction.store.postgres_privileges import SERVICE_PRIVILEGES, check_privileges
@@ -144,6 +145,7 @@ class PostgresStore(PostgresVectors):
         self.url = url
         self._where = redact(self.url)
         self._decode = Decoder(self._where)
+        self._scopes = records.ScopeCache()
         self._dimensions: dict[str, int] = {}
         self._service_checked = False
         min_size = int(options.get("min_size", min_size))
@@ -273,6 +275,10 @@ class PostgresStore(PostgresVectors):
 
     # reads
 
+    def _searched(self, row: tuple[Any, ...]) -> Experience:
+        """A search row's record, decoded only as far as it is read (``records``)."""
+        return records.searched(self._decode, self._scopes, row)
+
     def get(self, scope: Scope, id: str) -> Experience | None:
         where, params = _scope_sql(scope)
         sql = f"SELECT e.data FROM {TABLE} AS e WHERE {where} AND e.id = %s"
@@ -292,7 +298,7 @@ class PostgresStore(PostgresVectors):
         if not stems or limit <= 0:
             return []
         [(_, rows)] = self._run(scope.tenant, [search_sql(scope, stems, now, limit, min_confidence)])
-        return [Candidate(self._decode(data), float(score), frozenset(terms.split())) for data, score, terms in rows]
+        return [Candidate(self._searched(row), float(row[-2]), frozenset(row[-1].split())) for row in rows]
 
     def lessons(
         self,

@@ -30,6 +30,7 @@ from typing import Any
 from afteraction.model import ELIGIBLE_STATUSES, Scope
 from afteraction.store._sql import scope_predicate
 from afteraction.store.postgres_schema import TABLE, TERMS
+from afteraction.store.records import PG_COLUMNS
 
 __all__ = ["BUDGET", "PER_RESULT", "search_sql"]
 
@@ -70,7 +71,7 @@ _SEARCH = f"""
         SELECT h.pk, sum(r.idf * h.rank) AS score FROM hits AS h JOIN rarity AS r ON r.i = h.i
         GROUP BY h.pk ORDER BY score DESC, h.pk LIMIT %s
     )
-    SELECT e.data, s.score, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
+    SELECT {PG_COLUMNS}, s.score, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
     FROM scores AS s JOIN {TABLE} AS e ON e.pk = s.pk
     ORDER BY s.score DESC, s.pk
 """
@@ -83,7 +84,7 @@ def _column(part: str) -> str:
 def search_sql(
     scope: Scope, stems: Sequence[str], now: datetime, limit: int, min_confidence: float
 ) -> tuple[str, list[Any]]:
-    """The statement, and its parameters, giving (data, score, stored stems) of the best
+    """The statement, and its parameters, giving (``records.PG_COLUMNS``, score, stored stems) of the best
     ``limit`` eligible rows ``scope`` sees."""
     where, params = scope_predicate(scope, "%s", _column)
     tenant = scope.tenant

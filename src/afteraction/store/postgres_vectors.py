@@ -35,7 +35,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -46,6 +46,7 @@ from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope
 from afteraction.store._sql import Decoder, scope_predicate
 from afteraction.store.base import Candidate, StoredVector, VectorModelInfo, check_names
 from afteraction.store.postgres_schema import TABLE, VECTOR_MODELS, VECTORS, explain
+from afteraction.store.records import PG_COLUMNS
 
 __all__ = [
     "MAX_INDEXED_DIMENSIONS",
@@ -92,7 +93,7 @@ _SEARCH = f"""
         SELECT pk, distance FROM ann WHERE (SELECT count(*) FROM ann) >= %s
         UNION ALL SELECT pk, distance FROM exact
     )
-    SELECT e.data, 1 - f.distance, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
+    SELECT {PG_COLUMNS}, 1 - f.distance, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
     FROM found AS f JOIN {TABLE} AS e ON e.pk = f.pk
     ORDER BY f.distance, e.id
 """
@@ -238,8 +239,9 @@ def search_sql(
     limit: int,
     min_confidence: float,
 ) -> tuple[str, list[Any]]:
-    """The statement, and its parameters, giving (data, cosine, stored stems) of the ``limit``
-    eligible rows ``scope`` sees whose current vector of ``model`` is nearest ``query``."""
+    """The statement, and its parameters, giving (record, cosine, stored stems) of the ``limit``
+    eligible rows ``scope`` sees whose current vector of ``model`` is nearest ``query`` (the data as
+    ``records.PG_COLUMNS``)."""
     where, params = scope_predicate(scope, "%s", _column)
     eligible = (
         f"{where} AND e.status IN ({_ELIGIBLE}) AND e.confidence >= %s AND (e.expires_at IS NULL OR e.expires_at > %s)"
@@ -254,10 +256,11 @@ class PostgresVectors:
     """The ``VectorStore`` methods over ``VECTORS`` (listing and dropping models in
     ``postgres_vector_drop``); mixed into
     ``PostgresStore``, which provides ``_run`` (statements in one transaction of a tenant),
-    ``_decode`` and ``url``."""
+    ``_decode``, ``_searched`` and ``url``."""
 
     url: str
     _decode: Decoder
+    _searched: Callable[[tuple[Any, ...]], Experience]
     _dimensions: dict[str, int]  # model → dimension, as recorded in VECTOR_MODELS (never changes)
 
     def _run(self, tenant: str | None, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
@@ -346,9 +349,7 @@ class PostgresVectors:
             raise ValidationError("vector", "must hold finite numbers only")
         sql, values = search_sql(scope, model, dimension, query, now, limit, min_confidence)
         rows = self._run(scope.tenant, [*search_settings(limit), (sql, values)])[-1][1]
-        return [
-            Candidate(self._decode(data), 0.0, frozenset(terms.split()), float(score)) for data, score, terms in rows
-        ]
+        return [Candidate(self._searched(row), 0.0, frozenset(row[-1].split()), float(row[-2])) for row in rows]
 
     def missing_vectors(
         self, model: str, *, limit: int = 256, tenant: str | None = None, after: tuple[str, str] | None = None

@@ -2,8 +2,8 @@
 
 Ranking a search's candidates reads a few fields of each (scope, status, confidence, times, id,
 revision) and keeps a handful; parsing and validating each candidate's stored JSON cost more than
-the query that found it (about 0.1 ms a record, 60 per hybrid search). So the SQLite store builds
-its candidates as ``SearchedExperience``: those fields are set from the row's columns, written
+the query that found it (about 0.1 ms a record, 60 per hybrid search). So the stores build
+their candidates as ``SearchedExperience``: those fields are set from the row's columns, written
 with the JSON from the same record; the first read of any other field decodes the JSON (through
 the store's ``Decoder``, so an unreadable record is a ``StoreError`` as before) and fills them all.
 
@@ -14,14 +14,13 @@ decoded Experience, which ``Memory.search`` hands out in its hits.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import fields
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Protocol
 
 from afteraction.model import Experience, Scope, Status
 
-__all__ = ["COLUMNS", "ScopeCache", "SearchedExperience", "searched", "settled"]
+__all__ = ["COLUMNS", "PG_COLUMNS", "ScopeCache", "SearchedExperience", "searched", "settled"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _COMPARED = tuple(f.name for f in fields(Experience) if f.compare)
@@ -29,7 +28,13 @@ _COMPARED = tuple(f.name for f in fields(Experience) if f.compare)
 _EAGER = ("id", "scope", "status", "confidence", "created_at", "updated_at", "expires_at", "revision", "kind")
 _LAZY = frozenset(f.name for f in fields(Experience)) - set(_EAGER)
 
-Decode = Callable[[str], Experience]
+
+class Decode(Protocol):
+    """What decodes a record's JSON (``_sql.Decoder``), and knows the ones it decoded lately."""
+
+    def __call__(self, data: str) -> Experience: ...
+
+    def recent(self, data: str) -> Experience | None: ...
 
 
 class SearchedExperience(Experience):
@@ -102,14 +107,23 @@ def settled(experience: Experience) -> Experience:
     return experience.settled() if isinstance(experience, SearchedExperience) else experience
 
 
-#: The columns (on alias ``e``) ``searched`` reads, in its order.
+#: The columns (on alias ``e``) ``searched`` reads, in its order (SQLite keeps times as microseconds).
 COLUMNS = "e.data, e.id, e.tenant, e.app, e.project, e.team, e.agent, e.user, e.status, e.confidence, " + (
     "e.created_at, e.updated_at, e.expires_at, e.revision"
 )
+#: The same in PostgreSQL, which keeps times as ``timestamptz`` (exact to the microsecond, as the JSON).
+_MICROS = "(extract(epoch FROM e.{0}) * 1000000)::bigint"
+PG_COLUMNS = 'e.data, e.id, e.tenant, e.app, e.project, e.team, e.agent, e."user", e.status, e.confidence, ' + (
+    ", ".join(_MICROS.format(column) for column in ("created_at", "updated_at", "expires_at")) + ", e.revision"
+)
 
 
-def searched(decode: Decode, scopes: ScopeCache, row: tuple[Any, ...]) -> SearchedExperience:
-    """The record of a row that starts with ``COLUMNS``."""
+def searched(decode: Decode, scopes: ScopeCache, row: tuple[Any, ...]) -> Experience:
+    """The record of a row that starts with ``COLUMNS``: the one ``decode`` made of the same JSON
+    lately (a repeated search pays nothing for it), else a ``SearchedExperience``."""
+    known = decode.recent(row[0])
+    if known is not None:
+        return known
     data, id, tenant, app, project, team, agent, user, status, confidence, created, updated, expires, revision = row[
         :14
     ]

@@ -122,7 +122,7 @@ class SQLiteStore:
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
 
-    def _searched(self, row: tuple[Any, ...]) -> records.SearchedExperience:
+    def _searched(self, row: tuple[Any, ...]) -> Experience:
         return records.searched(self._decode, self._scopes, row)
 
     # transactions
