@@ -26,7 +26,7 @@ from afteraction.store.postgres_schema import (
     migrate,
 )
 from afteraction.store.postgres_service_schema import OTLP_SPANS
-from tests.conformance.builders import SCOPE, experience, scoped
+from tests.conformance.builders import NOW, SCOPE, experience, scoped
 from tests.pg import Cluster
 
 pytestmark = pytest.mark.postgres
@@ -255,3 +255,17 @@ def test_sixteen_concurrent_writers_lose_and_duplicate_nothing(pg_url: str) -> N
     finally:
         for store in stores:
             store.close()
+
+
+def test_an_unreadable_record_is_a_store_error_when_read_and_in_the_hits(store: PostgresStore, pg_url: str) -> None:
+    # Search candidates are decoded only as far as ranking reads them (store/records.py): a record whose
+    # JSON cannot be read still ranks by its columns, and fails as a StoreError once anything else is read.
+    store.put_many([experience("good", task="Refund ticket is stuck"), experience("bad", task="Refund ticket is late")])
+    with connect(pg_url) as db, db.transaction():
+        db.execute("SELECT set_config('afteraction.tenant', %s, true)", (SCOPE.tenant,))
+        db.execute(f"UPDATE {TABLE} SET data = '{{not json' WHERE id = 'bad'")
+    found = {c.experience.id: c.experience for c in store.search_text(SCOPE, ["refund", "ticket"], now=NOW)}
+    assert set(found) == {"good", "bad"} and found["bad"].scope == SCOPE
+    with pytest.raises(StoreError, match="cannot be read"):
+        _ = found["bad"].lesson
+    assert found["good"].lesson == experience("good").lesson
