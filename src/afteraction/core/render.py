@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from afteraction.core.neutralize import BEGIN_MARKER, END_MARKER, neutralize
-from afteraction.core.trust import run_digest
+from afteraction.core.trust import run_digest, worked_steps
 from afteraction.errors import ValidationError
 from afteraction.model import Experience, Hit
 
@@ -137,10 +137,6 @@ def render_block(hits: Sequence[Hit], options: BlockOptions = DEFAULT_BLOCK) -> 
     return block_with_hits(hits, options)[0]
 
 
-def _steps(experience: Experience) -> tuple[str, ...]:
-    return experience.solution.steps if experience.solution is not None else ()
-
-
 def _same_fix(hits: Sequence[Hit], layout: Layout) -> list[list[tuple[Hit, list[str]]]]:
     """The hits (each with its body) in groups that tell the agent the same fix, each group in
     rank order and the groups in the order of their best ranked. Two hits tell the same fix when
@@ -164,7 +160,7 @@ def _same_fix(hits: Sequence[Hit], layout: Layout) -> list[list[tuple[Hit, list[
     by_steps: dict[tuple[str, ...], list[int]] = {}
     for i, hit in enumerate(hits):
         join(i, first.setdefault(tuple(bodies[i]), i))
-        steps = _steps(hit.experience)
+        steps = worked_steps(hit.experience)
         if steps:
             keys = hit.experience.outcome_keys
             for j in by_steps.get(steps, ()):
@@ -197,8 +193,8 @@ def block_with_hits(
     for group in _same_fix(hits, options.layout):
         if len(records) >= options.max_records:
             break
+        number, repeats = len(records) + 1, len(group) - 1
         for hit, body in sorted(group, key=lambda member: -member[0].experience.confidence):  # stable: rank next
-            number, repeats = len(records) + 1, len(group) - 1
             record = _record(number, hit.experience, body, options.layout, repeats, not complete) + "\n"
             size = len(record.encode("utf-8"))
             if used + size > options.max_bytes:

@@ -22,6 +22,7 @@ __all__ = [
     "run_digest",
     "with_wording",
     "wording_may_join",
+    "worked_steps",
 ]
 
 #: Supporting evidence at which an uncontested lesson becomes Reinforced.
@@ -43,9 +44,14 @@ def applied(lesson: Experience, tools: Collection[str]) -> bool:
     says nothing against it (agents fail for many reasons: counted, a 30% rate of unrelated
     failures would bury about one good lesson in five for good), and one that passed without it
     says nothing for it. A lesson without steps is never applied."""
-    steps = lesson.solution.steps if lesson.solution is not None else ()
+    steps = worked_steps(lesson)
     calls = tuple(f"{tool}(" for tool in set(tools))
     return bool(steps) and all(step.startswith(calls) for step in steps)
+
+
+def worked_steps(lesson: Experience) -> tuple[str, ...]:
+    """The steps that worked in ``lesson`` (none for a lesson without a solution)."""
+    return lesson.solution.steps if lesson.solution is not None else ()
 
 
 def outcome_key(run_id: str) -> str:
