@@ -87,6 +87,13 @@ def test_check_vectors_accepts_a_numpy_array() -> None:
     assert all(type(x) is float for x in vectors[0])
 
 
+def test_check_vectors_scales_finite_floats_whose_sum_overflows() -> None:
+    # the quick check's sum is infinite; the value-by-value check finds every value finite
+    assert check_vectors([[1e308, 1e308, 0.0]], expected=1, dimension=3, model_id="m") == [
+        [pytest.approx(2**-0.5), pytest.approx(2**-0.5), 0.0]
+    ]
+
+
 @pytest.mark.parametrize(
     ("output", "expected", "fault"),
     [
@@ -97,6 +104,9 @@ def test_check_vectors_accepts_a_numpy_array() -> None:
         ([[1, NAN, 0]], 1, "vector 0 at index 1 is NaN"),
         ([[INF, 0, 0]], 1, "vector 0 at index 0 is infinite"),
         ([[1, 0, -INF]], 1, "vector 0 at index 2 is infinite"),
+        # all floats: the quick check over the whole vector hands these to the value-by-value one
+        ([[1.0, NAN, 0.0]], 1, "vector 0 at index 1 is NaN"),
+        ([[INF, -INF, 0.0]], 1, "vector 0 at index 0 is infinite"),
         ([[1, "0.5", 0]], 1, "vector 0 at index 1 is not a number but str"),
         ([[1, None, 0]], 1, "vector 0 at index 1 is not a number but NoneType"),
         ([[True, 0, 0]], 1, "vector 0 at index 0 is not a number but bool"),

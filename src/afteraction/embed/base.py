@@ -17,7 +17,7 @@ import inspect
 import math
 import numbers
 from collections.abc import Iterable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from afteraction.errors import ConfigError, EmbedderError, ValidationError
 
@@ -100,6 +100,14 @@ def _number(value: object, who: str, where: str) -> float:
     return number
 
 
+def _plain_finite(values: list[object]) -> bool:
+    """Whether every value is a Python float and all are finite: checked at C speed, ~15 µs for 384
+    values where the value-by-value check takes ~250 µs of the query's time (and holds the GIL the
+    text search waits on). A sum of finite floats is finite unless it overflows, and any NaN or
+    infinity makes it NaN or infinite; either way the value-by-value check then names the fault."""
+    return set(map(type, values)) == {float} and math.isfinite(sum(cast("list[float]", values)))
+
+
 def check_vectors(vectors: object, *, expected: int, dimension: int, model_id: str) -> list[list[float]]:
     """Validate an embedder's output and scale each vector to unit length.
 
@@ -117,7 +125,10 @@ def check_vectors(vectors: object, *, expected: int, dimension: int, model_id: s
         values = _as_list(row, who, f"vector {i}")
         if len(values) != dimension:
             raise EmbedderError(f"{who}: vector {i} has length {len(values)}, expected {dimension}")
-        floats = [_number(value, who, f"vector {i} at index {j}") for j, value in enumerate(values)]
+        if _plain_finite(values):
+            floats = cast("list[float]", values)
+        else:
+            floats = [_number(value, who, f"vector {i} at index {j}") for j, value in enumerate(values)]
         norm = math.hypot(*floats)
         if norm == 0.0 or not math.isfinite(norm):
             raise EmbedderError(f"{who}: vector {i} has norm {norm} and cannot be scaled to unit length")
