@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 
@@ -60,16 +59,22 @@ class Three(Letters):
 
 
 class Sleepy(Letters):
-    """Takes ``seconds`` per call once ``slow`` is set."""
+    """Takes ``seconds`` per call once ``slow`` is set, until ``release()``."""
 
     def __init__(self, seconds: float, slow: bool = True) -> None:
         super().__init__()
         self.seconds = seconds
         self.slow = slow
+        self._released = threading.Event()
+
+    def release(self) -> None:
+        """End every sleep now and from now on: a test's calls that outlived their budget stop
+        holding the process's shared query threads, which the next test's searches need."""
+        self._released.set()
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if self.slow:
-            time.sleep(self.seconds)
+            self._released.wait(self.seconds)
         return super().embed(texts)
 
 

@@ -130,6 +130,7 @@ def test_a_slow_embedder_times_out_within_the_budget() -> None:
     assert time.perf_counter() - start < 0.4  # two searches, each bounded by the 50 ms budget
     assert mem.channel_status.reason == "timeout"
     assert vector_reports(reported) == ["search.vector.timeout"]
+    embedder.release()
 
 
 def test_a_recovered_channel_reports_the_next_failure_again() -> None:
@@ -146,6 +147,7 @@ def test_a_recovered_channel_reports_the_next_failure_again() -> None:
     embedder.slow = True
     mem.search(QUERY, scope=SCOPE)
     assert vector_reports(reported) == ["search.vector.timeout", "search.vector.timeout"]
+    embedder.release()
 
 
 def test_an_embedder_still_loading_is_waited_for_within_the_budget_only() -> None:
@@ -171,10 +173,7 @@ def test_an_embedder_still_loading_is_waited_for_within_the_budget_only() -> Non
     assert channel.embedder.model_id is None
     loaded.set()
     assert channel.embedder.get(wait=5).model_id == "letters@1"
-    # loaded now, it runs: with a budget that a job queued behind an earlier test's hung embedder
-    # (the process's query threads are shared) still fits in
-    loaded_channel = VectorChannel(store, channel.embedder, budget=5)
-    found, status = loaded_channel.start(SCOPE, QUERY, now=NOW, limit=5, min_confidence=0.5).result()
+    found, status = channel.start(SCOPE, QUERY, now=NOW, limit=5, min_confidence=0.5).result()
     assert (found, status.reason, status.model) == ([], "ok", "letters@1")  # ran; "a" has no vector
 
 
