@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import afteraction as aa
 from afteraction.cli import main
 from afteraction.store.sqlite_schema import MIGRATIONS, migrate
 from tests._golden import assert_golden
@@ -146,6 +147,38 @@ def test_validate_events_file(conformance: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    "args",
+    [
+        ["search", "refund", *ACME],
+        ["block", "refund", *ACME],
+        ["lessons", *ACME],
+        ["export"],
+        ["outcome", "exp_1", "--success", *ACME],
+        ["reindex"],
+        ["keys", "list"],
+        ["keys", "revoke", "key_1"],
+    ],
+    ids=lambda args: " ".join(args[:2]),
+)
+def test_a_command_that_reads_a_store_that_is_not_there_says_so_and_creates_nothing(
+    args: list[str], tmp_path: Path
+) -> None:
+    typo = tmp_path / "stores" / "memroy.db"
+    code, out, err = cli(*args, "--db", str(typo))
+    assert code == 2 and out == ""
+    assert f"--db: there is no store at {str(typo)!r}" in err
+    assert not typo.parent.exists()  # neither the file nor its directory
+
+
+def test_import_creates_the_store_it_names(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(MINIMAL) + "\n", encoding="utf-8")
+    new = tmp_path / "new" / "memory.db"
+    assert cli("import", str(source), "--db", str(new)) == (0, "read 1, added 1, already present 0\n", "")
+    assert cli("lessons", *ACME, "--db", str(new), "--json")[0] == 0
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         (["search", "x", "--scope", "tenant=acme"], "--scope.app: is required"),
@@ -154,6 +187,7 @@ def test_validate_events_file(conformance: Path, tmp_path: Path) -> None:
     ],
 )
 def test_bad_options_name_the_problem(args: list[str], message: str, tmp_path: Path) -> None:
+    aa.Memory.open(tmp_path / "m.db", embedder=None).close()
     code, _, err = cli(*args, "--db", str(tmp_path / "m.db"))
     assert code == 2 and message in err
 

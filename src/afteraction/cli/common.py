@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -13,6 +14,7 @@ from afteraction.errors import AfterActionError, ConfigError, ValidationError
 from afteraction.memory import Memory
 from afteraction.model import Scope
 from afteraction.settings import DEFAULT_DATABASE
+from afteraction.store import locate
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -79,10 +81,26 @@ def _mapped(fn: F, *, failure: int) -> F:
 SEARCH_BUDGET = 30.0
 
 
-def _open(db: str, *, search: bool = False) -> Memory:
-    """The memory a command works on. Commands that search use both channels and wait for the
-    model; the others run without an embedder, so they start at once and leave embedding to
-    ``afteraction reindex`` or the next memory that has one (its backfill)."""
+def _existing(db: str) -> None:
+    """ConfigError when ``db`` names an SQLite file that is not there. A command that only reads
+    (or changes what is stored) would otherwise create an empty store, and its directories, at a
+    mistyped path and report that it found nothing."""
+    backend, target = locate(db)
+    if backend == "sqlite" and not Path(target).exists():
+        raise ConfigError(
+            f"--db: there is no store at {target!r} (nothing was ever recorded there); check the path or "
+            "AFTERACTION_DATABASE_URL. A store is created by the first run recorded into it, or by "
+            "`afteraction import` or `afteraction db upgrade`"
+        )
+
+
+def _open(db: str, *, search: bool = False, create: bool = False) -> Memory:
+    """The memory a command works on; an SQLite file that is not there is an error unless the
+    command may ``create`` it. Commands that search use both channels and wait for the model; the
+    others run without an embedder, so they start at once and leave embedding to ``afteraction
+    reindex`` or the next memory that has one (its backfill)."""
+    if not create:
+        _existing(db)
     if search:
         return Memory.open(db, vector_budget=SEARCH_BUDGET)
     return Memory.open(db, embedder=None)

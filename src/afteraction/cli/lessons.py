@@ -176,8 +176,9 @@ def _lines(handle: IO[str]) -> Iterator[tuple[int, str]]:
 def import_(file: IO[str], db: str, as_json: bool) -> None:
     """Import lessons from FILE (JSONL as `export` writes it; - for stdin), keeping their ids.
 
-    Every line is checked first: if any is bad, nothing is imported."""
-    with _open(db) as memory:
+    Every line is checked first: if any is bad, nothing is imported. The store is created if it
+    is not there yet."""
+    with _open(db, create=True) as memory:
         now = memory.now()
         records: list[Experience] = []
         problems: list[str] = []

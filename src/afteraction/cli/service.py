@@ -9,6 +9,7 @@ import click
 
 from afteraction.cli.common import (
     _errors,
+    _existing,
     db_option,
     json_option,
     main,
@@ -117,6 +118,7 @@ def keys_list(tenant: str | None, db: str, as_json: bool) -> None:
     from afteraction.store import open_store
     from afteraction.store.keys import open_keys
 
+    _existing(db)
     store = open_store(db)
     try:
         found = open_keys(store).list(tenant)
@@ -145,6 +147,7 @@ def keys_revoke(key_id: str, tenant: str | None, db: str) -> None:
     from afteraction.store import open_store
     from afteraction.store.keys import open_keys
 
+    _existing(db)
     store = open_store(db)
     try:
         key = open_keys(store).revoke(key_id, at=datetime.now(timezone.utc), tenant=tenant)
