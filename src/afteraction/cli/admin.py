@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -49,7 +50,12 @@ def db_status(db: str, as_json: bool) -> None:
     elif found.backend == "memory":
         click.echo(":memory: keeps no schema (nothing outlives the process): nothing to migrate")
     else:
-        state = f"version {found.version}" if found.ours else "none yet (a blank database)"
+        blank = (
+            "no file there yet"
+            if found.backend == "sqlite" and not Path(found.database).exists()
+            else "a blank database"
+        )
+        state = f"version {found.version}" if found.ours else f"none yet ({blank})"
         click.echo(f"database: {found.database} ({found.backend})")
         click.echo(f"schema:   {state}; this afteraction expects version {found.expected}")
         for m in found.applied:
