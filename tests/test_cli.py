@@ -146,6 +146,21 @@ def test_validate_events_file(conformance: Path, tmp_path: Path) -> None:
     assert json.loads(out)["results"][0]["field"] == "time"
 
 
+def test_lessons_says_when_it_lists_none_and_where_narrower_ones_are(tmp_path: Path) -> None:
+    db = str(tmp_path / "m.db")
+    cli("demo", "--db", db)  # its lessons are the refund agent's
+    demo = ["--scope", "tenant=demo", "--scope", "app=support", "--scope", "project=refunds"]
+    assert cli("lessons", *demo, "--db", db) == (
+        0,
+        "(no lessons in this scope; one recorded for a team, agent or user is listed when --scope names it)\n",
+        "",
+    )
+    code, out, _ = cli("lessons", *demo, "--scope", "agent=refund-agent", "--db", db)
+    assert code == 0 and out.count("(eligible)") == 2
+    every = ["--scope", "team=t", "--scope", "agent=a", "--scope", "user=u"]
+    assert cli("lessons", *demo, *every, "--db", db)[1] == "(no lessons in this scope)\n"
+
+
 @pytest.mark.parametrize(
     "args",
     [

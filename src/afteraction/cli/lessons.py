@@ -24,7 +24,7 @@ from afteraction.cli.common import (
 )
 from afteraction.errors import ValidationError
 from afteraction.memory import Memory
-from afteraction.model import Event, Experience
+from afteraction.model import Event, Experience, Scope
 from afteraction.settings import DEFAULT_DATABASE
 
 
@@ -154,6 +154,11 @@ def lessons(scope_pairs: tuple[str, ...], limit: int, status: str | None, db: st
     if as_json:
         click.echo(json.dumps([lesson.to_dict() for lesson in found], ensure_ascii=False))
         return
+    if not found:
+        narrower = [part for part in Scope.OPTIONAL if getattr(scope, part) is None]
+        parts = " or ".join([", ".join(narrower[:-1]), narrower[-1]] if len(narrower) > 1 else narrower)
+        hint = f"; one recorded for a {parts} is listed when --scope names it" if narrower else ""
+        click.echo(f"(no lessons in this scope{hint})")
     for lesson in found:
         e = lesson.experience
         state = "eligible" if lesson.eligible else f"not eligible: {lesson.reason}"
