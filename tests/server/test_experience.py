@@ -74,10 +74,11 @@ def test_search_block_and_lessons_answer_in_the_callers_tenant(http: TestClient)
 def test_a_scope_naming_another_tenant_is_refused(http: TestClient) -> None:
     answer = http.post("/experience/search", json={"query": "refund", "scope": {**SCOPE, "tenant": "globex"}})
     assert answer.status_code == 403
-    assert "another tenant" in answer.json()["errors"][0]["message"]
+    assert answer.json()["errors"] == [{"field": "scope.tenant", "message": "this key belongs to another tenant"}]
     foreign = lesson(scope=aa.Scope(tenant="globex", **SCOPE))
     answer = http.post("/experience/lessons", json={"lessons": [foreign.to_dict()]})
     assert answer.status_code == 403
+    assert answer.json()["errors"][0]["field"] == "lessons[0].scope.tenant"
     assert http.get("/experience/lessons", params=SCOPE, headers={"x-test-tenant": "globex"}).json() == {"lessons": []}
 
 
@@ -256,7 +257,9 @@ def test_with_keys_a_read_key_searches_and_a_project_key_keeps_to_its_project(tm
             )
             bound = bearer(server.token(scopes="read,write", project="billing"))
             other = http.post("/experience/search", json={"query": "refund", "scope": SCOPE}, headers=bound)
-            assert other.status_code == 403 and "bound to project" in other.json()["errors"][0]["message"]
+            assert other.status_code == 403
+            refused = {"field": "scope.project", "message": "this key is bound to project 'billing'"}
+            assert other.json()["errors"] == [refused]
             assert http.get("/experience/lessons", params=SCOPE, headers=bound).status_code == 403
             mine = {"app": "support", "project": "billing"}
             assert http.post("/experience/search", json={"query": "refund", "scope": mine}, headers=bound).json() == {

@@ -37,7 +37,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from afteraction.core.assemble import assemble
-from afteraction.errors import ForbiddenError, NotFoundError, ValidationError
+from afteraction.errors import NotFoundError, ValidationError
 from afteraction.memory import Memory
 from afteraction.model import Event, Evidence, Experience, Run, Scope
 from afteraction.model._check import mapping
@@ -72,20 +72,20 @@ def _scope(service: Service, request: Request, data: object, field: str = "scope
     parts = dict(mapping(data, field))
     claimed = parts.pop("tenant", tenant)
     if claimed != tenant:
-        raise ForbiddenError(f"{field}.tenant: this key belongs to another tenant")
+        raise Problem(403, f"{field}.tenant", "this key belongs to another tenant")
     bound = service.project(request)
     if bound is not None and parts.get("project", bound) != bound:
-        raise ForbiddenError(f"{field}.project: this key is bound to project {bound!r}")
+        raise Problem(403, f"{field}.project", f"this key is bound to project {bound!r}")
     return Scope.from_dict({**parts, "tenant": tenant}, field)
 
 
 def _own(service: Service, request: Request, scope: Scope, field: str) -> None:
-    """ForbiddenError unless a record's ``scope`` lies in the caller's tenant (and bound project)."""
+    """A 403 naming ``field`` unless a record's ``scope`` lies in the caller's tenant (and bound project)."""
     if scope.tenant != service.tenant(request):
-        raise ForbiddenError(f"{field}.tenant: this key belongs to another tenant")
+        raise Problem(403, f"{field}.tenant", "this key belongs to another tenant")
     bound = service.project(request)
     if bound is not None and scope.project != bound:
-        raise ForbiddenError(f"{field}.project: this key is bound to project {bound!r}")
+        raise Problem(403, f"{field}.project", f"this key is bound to project {bound!r}")
 
 
 def _query_scope(service: Service, request: Request) -> Scope:
