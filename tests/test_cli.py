@@ -99,6 +99,18 @@ def test_import_minimal_line_keeps_id_and_search_json_shape(tmp_path: Path) -> N
     assert result[1]["hits"] == []
 
 
+def test_import_scrubs_the_secrets_a_lesson_carries(tmp_path: Path) -> None:
+    db = str(tmp_path / "m.db")
+    source = tmp_path / "in.jsonl"
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    leaky = {**MINIMAL, "lesson": f"Rotate the feed token {token}, then restore again."}
+    source.write_text(json.dumps(leaky) + "\n", encoding="utf-8")
+    assert cli("import", str(source), "--db", db)[0] == 0
+    exported = json.loads(cli("export", "--db", db)[1])
+    assert token not in exported["lesson"] and exported["lesson"].startswith("Rotate the feed token [REDACTED")
+    assert exported["id"] == "legacy-1"
+
+
 def test_export_then_import_round_trips(tmp_path: Path) -> None:
     first, second = str(tmp_path / "a.db"), str(tmp_path / "b.db")
     cli("demo", "--db", first)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -44,3 +45,59 @@ def test_no_secret_reaches_the_store_or_the_block(
         assert secret not in stored
         assert json.dumps(secret)[1:-1] not in stored
         assert secret not in block
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    text=st.lists(texts_with_secrets(), min_size=13, max_size=13),
+    args=structures(),
+    secret_env=st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=12, max_size=12),
+    many=st.booleans(),
+)
+def test_no_secret_in_a_lesson_that_arrives_whole_is_stored(
+    text: list[tuple[str, list[str]]], args: tuple[Any, list[str]], secret_env: str, many: bool
+) -> None:
+    # A lesson imported, added by the host or posted to the service is scrubbed as a recorded run is.
+    planted = [secret for _, found in text for secret in found] + args[1] + [secret_env]
+    t = [value for value, _ in text]
+    lesson = aa.Experience(
+        id="imported-1",
+        task_id="ticket-1",
+        task=t[0],
+        lesson=t[1],
+        summary=t[2],
+        checks=(t[3],),
+        wordings=(t[4][:300],),
+        status=aa.Status.VALIDATED,
+        confidence=0.8,
+        scope=SCOPE,
+        created_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+        scenario=aa.Scenario(t[5], {"region": t[6], "api_token": secret_env}, (t[7],), t[8]),
+        solution=aa.Solution((aa.Tried(0, "lookup", t[9][:200], {"query": args[0]}),), t[10], (t[11],)),
+        skill=aa.Skill(t[12], "ops-team"),
+    )
+    with aa.Memory.open(":memory:", embedder=None) as mem:
+        assert (mem.add_many([lesson]) if many else mem.add(lesson)) in (1, True)
+        [stored] = mem.export()
+    assert (stored.id, stored.scope, stored.created_at) == (lesson.id, lesson.scope, lesson.created_at)
+    dumped = json.dumps(stored.to_dict(), ensure_ascii=False)
+    for secret in planted:
+        assert json.dumps(secret, ensure_ascii=False)[1:-1] not in dumped
+
+
+def test_a_lesson_with_nothing_to_scrub_is_stored_as_it_is() -> None:
+    lesson = aa.Experience(
+        id="imported-2",
+        task_id="ticket-2",
+        task="Refund stuck in pending",
+        lesson="Wait for the lock, then retry.",
+        status=aa.Status.VALIDATED,
+        confidence=0.8,
+        scope=SCOPE,
+        created_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+        scenario=aa.Scenario("Refund stuck in pending", {"region": "eu"}, ("LockHeldError",)),
+    )
+    with aa.Memory.open(":memory:", embedder=None) as mem:
+        mem.add(lesson)
+        [stored] = mem.export()
+    assert stored == lesson

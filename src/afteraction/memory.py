@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from afteraction.core.capture import clean_env, clean_run, clean_task
+from afteraction.core.capture import clean_env, clean_experience, clean_run, clean_task
 from afteraction.core.distill import distill
 from afteraction.core.fusion import cosine_bound, fuse
 from afteraction.core.rank import DEFAULT_WEIGHTS, Weights, rank
@@ -214,18 +214,23 @@ class Memory:
         return self._last_status
 
     def add(self, experience: Experience) -> bool:
-        """Store an existing lesson as it is, keeping its id. False when a record with that
-        id already exists in its tenant (the stored one is kept)."""
+        """Store an existing lesson, keeping its id, with any secret in it scrubbed as a recorded
+        run's are (``core.capture.clean_experience``). False when a record with that id already
+        exists in its tenant (the stored one is kept)."""
         if not isinstance(experience, Experience):
             raise ValidationError("experience", f"must be an Experience, got {type(experience).__name__}")
+        experience = clean_experience(experience, self.limits)
         added = self.store.put(experience)
         if added:
             self._index([experience])
         return added
 
     def add_many(self, experiences: Iterable[Experience]) -> int:
-        """Store several in one transaction; the number that were new."""
-        batch = list(experiences)
+        """Store several in one transaction, each as ``add`` does; the number that were new."""
+        batch = [
+            clean_experience(experience, self.limits) if isinstance(experience, Experience) else experience
+            for experience in experiences
+        ]
         added = self.store.put_many(batch)
         if added:
             self._index(batch)  # the ones that existed already are at another revision: the guard skips them

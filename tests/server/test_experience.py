@@ -3,6 +3,7 @@ each in the caller's tenant, and bad input named."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,13 @@ def test_search_block_and_lessons_answer_in_the_callers_tenant(http: TestClient)
         "hits": []
     }
     assert http.get("/experience/lessons/exp_refund", params=SCOPE, headers=other).status_code == 404
+
+
+def test_a_posted_lesson_is_stored_without_the_secrets_it_carries(http: TestClient) -> None:
+    key = "AKIA" + "IOSFODNN7EXAMPLE"
+    store(http, lesson(lesson=f"Use the deploy user's key {key} to re-run the refund job."))
+    stored = http.get("/experience/lessons/exp_refund", params=SCOPE).json()
+    assert key not in json.dumps(stored) and "[REDACTED" in json.dumps(stored)
 
 
 def test_a_scope_naming_another_tenant_is_refused(http: TestClient) -> None:

@@ -1,5 +1,6 @@
-"""Capture: one place that makes a run (and an ingested event) safe to keep, whichever way it
-was recorded (the recorder's calls, a run assembled from events, an event sent to the service).
+"""Capture: one place that makes a run (and an ingested event, and a lesson that arrives whole)
+safe to keep, whichever way it was recorded (the recorder's calls, a run assembled from events,
+an event sent to the service, a lesson imported, added by the host or posted to the service).
 
 Secrets are scrubbed, argument values kept only when allowed, every value cut at the limits.
 Problems that lose a value (a tool argument that is not JSON) are returned, not raised, so a
@@ -9,16 +10,35 @@ running agent is never interrupted; the value is replaced by a marker saying why
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from afteraction.core.sanitize import Limits, cut_text, is_clean, sanitize, sanitize_args, scrub_text
+from afteraction.core.sanitize import (
+    LIMITS,
+    REDACTED,
+    Limits,
+    cut_text,
+    is_clean,
+    is_secret_name,
+    sanitize,
+    sanitize_args,
+    scrub_text,
+)
 from afteraction.errors import ValidationError
-from afteraction.model import Attempt, Event, Run, ToolCall
+from afteraction.model import Attempt, Event, Experience, Run, ToolCall, Tried
+from afteraction.model._check import MAX_TEXT
 
-__all__ = ["clean_call", "clean_env", "clean_event", "clean_run", "clean_task", "clean_text"]
+__all__ = [
+    "clean_call",
+    "clean_env",
+    "clean_event",
+    "clean_experience",
+    "clean_run",
+    "clean_task",
+    "clean_text",
+]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _ENV_VALUE = 200
@@ -153,3 +173,66 @@ def clean_event(event: Event, limits: Limits) -> Event:
         if extensions != event.extensions:
             changes["extensions"] = extensions
     return replace(event, **changes) if changes else event
+
+
+def clean_experience(experience: Experience, limits: Limits = LIMITS) -> Experience:
+    """A lesson that arrives whole (imported, added by the host, posted to the service) made as
+    safe to keep as one distilled here: secrets scrubbed from every text it carries (task, lesson,
+    summary, wordings, checks, scenario, solution, skill) and from its tools' arguments (secret-named
+    arguments ``[REDACTED]``, as are environment values under secret-named keys); each text still
+    within its field's limit. Ids, scope, counts, times and outcome digests are kept as they are;
+    a record with nothing to scrub is returned as it is (nothing is rebuilt). Raises
+    ValidationError naming the field of an argument value that is not JSON."""
+    changes: dict[str, Any] = {}
+    _texts(changes, experience, ("task", "lesson", "summary"), ("checks",))
+    _texts(changes, experience, (), ("wordings",), Experience.WORDING_CHARS)
+    if (scenario := experience.scenario) is not None:
+        found: dict[str, Any] = {}
+        _texts(found, scenario, ("task", "failure_signature"), ("symptoms",))
+        environment = {k: REDACTED if is_secret_name(k) else scrub_text(v) for k, v in scenario.environment.items()}
+        if environment != dict(scenario.environment):
+            found["environment"] = environment
+        if found:
+            changes["scenario"] = replace(scenario, **found)
+    if (solution := experience.solution) is not None:
+        found = {}
+        _texts(found, solution, ("worked",), ("steps",))
+        tried = tuple(_tried(t, f"solution.tried[{n}].args", limits) for n, t in enumerate(solution.tried))
+        if any(new is not old for new, old in zip(tried, solution.tried, strict=True)):
+            found["tried"] = tried
+        if found:
+            changes["solution"] = replace(solution, **found)
+    if (skill := experience.skill) is not None:
+        found = {}
+        _texts(found, skill, (), ("applicable_when", "not_applicable_when"))
+        _texts(found, skill, ("statement",), (), 4096)
+        if found:
+            changes["skill"] = replace(skill, **found)
+    return replace(experience, **changes) if changes else experience
+
+
+def _texts(
+    changes: dict[str, Any], record: object, single: Sequence[str], many: Sequence[str], limit: int = MAX_TEXT
+) -> None:
+    """Put in ``changes`` each of ``record``'s text fields (``single``) and tuples of texts
+    (``many``) that scrubbing and the ``limit`` change."""
+    for name in single:
+        value = getattr(record, name)
+        if (clean := scrub_text(value)[:limit]) != value:
+            changes[name] = clean
+    for name in many:
+        values = getattr(record, name)
+        if (cleaned := tuple(scrub_text(value)[:limit] for value in values)) != tuple(values):
+            changes[name] = cleaned
+
+
+def _tried(tried: Tried, field: str, limits: Limits) -> Tried:
+    """A tried call with its error class scrubbed and its arguments sanitized; itself if unchanged."""
+    found: dict[str, Any] = {}
+    _texts(found, tried, ("error_class",), (), 200)
+    if (
+        not is_clean(tried.args, limits)
+        and (args := sanitize(dict(tried.args), field=field, limits=limits)) != tried.args
+    ):
+        found["args"] = args
+    return replace(tried, **found) if found else tried
