@@ -101,3 +101,24 @@ def test_a_lesson_with_nothing_to_scrub_is_stored_as_it_is() -> None:
         mem.add(lesson)
         [stored] = mem.export()
     assert stored == lesson
+
+
+def test_no_secret_in_a_hosts_skill_is_stored() -> None:
+    key = "sk-proj-" + "abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+    skill = aa.Skill(f"Authenticate with {key} first", "ops", applicable_when=(f"the token is {key}",))
+    with aa.Memory.open(":memory:", embedder=None) as mem:
+        with mem.run("Deploy the billing service", scope=SCOPE, skill=skill) as run:
+            run.tool("deploy", result="ok")
+            run.check("deployed", passed=True)
+        learned = aa.Run(
+            id="run-2",
+            task="Deploy the search service",
+            scope=SCOPE,
+            started_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+            state="completed",
+            evidence=(aa.Evidence("deployed", True, "check"),),
+        )
+        mem.learn(learned, skill=skill)
+        stored = [e.to_dict() for e in mem.export()]
+    assert len(stored) == 2 and all(e["skill"]["statement"].startswith("Authenticate with [REDACTED") for e in stored)
+    assert key not in json.dumps(stored)

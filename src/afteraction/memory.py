@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from afteraction.core.capture import clean_env, clean_experience, clean_run, clean_task
+from afteraction.core.capture import clean_env, clean_experience, clean_run, clean_skill, clean_task
 from afteraction.core.distill import distill
 from afteraction.core.fusion import cosine_bound, fuse
 from afteraction.core.rank import DEFAULT_WEIGHTS, Weights, rank
@@ -189,7 +189,9 @@ class Memory:
         verdict = check_run(clean, verify)
         if verdict is None:
             return None
-        experience = distill(clean, verdict, self.now(), skill=skill)
+        experience = distill(
+            clean, verdict, self.now(), skill=clean_skill(skill) if isinstance(skill, Skill) else skill
+        )
         self._store_finished(experience)
         feed_back(self, dict.fromkeys(given), clean, passed=verdict.passed, own=experience.id, report=self.report)
         return experience

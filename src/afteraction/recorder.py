@@ -19,7 +19,7 @@ from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from afteraction.core.capture import clean_call, clean_text
+from afteraction.core.capture import clean_call, clean_skill, clean_text
 from afteraction.core.distill import distill
 from afteraction.core.render import Layout
 from afteraction.core.sanitize import Limits, scrub_text
@@ -82,7 +82,7 @@ class RunRecorder:
         self._env = dict(env)
         self._verifiers = tuple(verifiers)
         self._allow = tuple(allow_args)
-        self._skill = skill
+        self._skill = clean_skill(skill) if isinstance(skill, Skill) else skill
         self._limits = limits
         self._on_error = on_error
         self._started_at = started_at

@@ -27,7 +27,7 @@ from afteraction.core.sanitize import (
     scrub_text,
 )
 from afteraction.errors import ValidationError
-from afteraction.model import Attempt, Event, Experience, Run, ToolCall, Tried
+from afteraction.model import Attempt, Event, Experience, Run, Skill, ToolCall, Tried
 from afteraction.model._check import MAX_TEXT
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "clean_event",
     "clean_experience",
     "clean_run",
+    "clean_skill",
     "clean_task",
     "clean_text",
 ]
@@ -202,13 +203,17 @@ def clean_experience(experience: Experience, limits: Limits = LIMITS) -> Experie
             found["tried"] = tried
         if found:
             changes["solution"] = replace(solution, **found)
-    if (skill := experience.skill) is not None:
-        found = {}
-        _texts(found, skill, (), ("applicable_when", "not_applicable_when"))
-        _texts(found, skill, ("statement",), (), 4096)
-        if found:
-            changes["skill"] = replace(skill, **found)
+    if experience.skill is not None and (skill := clean_skill(experience.skill)) is not experience.skill:
+        changes["skill"] = skill
     return replace(experience, **changes) if changes else experience
+
+
+def clean_skill(skill: Skill) -> Skill:
+    """A host's skill with secrets scrubbed from its statement and conditions; itself if unchanged."""
+    found: dict[str, Any] = {}
+    _texts(found, skill, (), ("applicable_when", "not_applicable_when"))
+    _texts(found, skill, ("statement",), (), 4096)
+    return replace(skill, **found) if found else skill
 
 
 def _texts(
