@@ -189,9 +189,7 @@ class Memory:
         verdict = check_run(clean, verify)
         if verdict is None:
             return None
-        experience = distill(
-            clean, verdict, self.now(), skill=clean_skill(skill) if isinstance(skill, Skill) else skill
-        )
+        experience = distill(clean, verdict, self.now(), skill=clean_skill(skill))
         self._store_finished(experience)
         feed_back(self, dict.fromkeys(given), clean, passed=verdict.passed, own=experience.id, report=self.report)
         return experience

@@ -82,7 +82,7 @@ class RunRecorder:
         self._env = dict(env)
         self._verifiers = tuple(verifiers)
         self._allow = tuple(allow_args)
-        self._skill = clean_skill(skill) if isinstance(skill, Skill) else skill
+        self._skill = clean_skill(skill)
         self._limits = limits
         self._on_error = on_error
         self._started_at = started_at

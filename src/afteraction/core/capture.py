@@ -203,13 +203,16 @@ def clean_experience(experience: Experience, limits: Limits = LIMITS) -> Experie
             found["tried"] = tried
         if found:
             changes["solution"] = replace(solution, **found)
-    if experience.skill is not None and (skill := clean_skill(experience.skill)) is not experience.skill:
+    if (skill := clean_skill(experience.skill)) is not experience.skill:
         changes["skill"] = skill
     return replace(experience, **changes) if changes else experience
 
 
-def clean_skill(skill: Skill) -> Skill:
-    """A host's skill with secrets scrubbed from its statement and conditions; itself if unchanged."""
+def clean_skill(skill: Skill | None) -> Skill | None:
+    """A host's skill with secrets scrubbed from its statement and conditions; itself if unchanged
+    (and anything that is not a Skill, which the model's own checks refuse where it is used)."""
+    if not isinstance(skill, Skill):
+        return skill
     found: dict[str, Any] = {}
     _texts(found, skill, (), ("applicable_when", "not_applicable_when"))
     _texts(found, skill, ("statement",), (), 4096)
