@@ -25,6 +25,8 @@ def test_task_and_env_are_scrubbed_and_bounded() -> None:
     assert len(clean_task("x" * 10_000, Limits(max_task=100))) < 130
     assert KEY not in repr(clean_env({"token_hint": f"use {KEY}", "os\n": "linux"}))
     assert clean_env({"os\n": "linux"}) == {"os": "linux"}
+    # a plain-looking value is still a secret under a secret-named key, as in sanitize
+    assert clean_env({"API_TOKEN": "plainvalue123", "region": "eu"}) == {"API_TOKEN": "[REDACTED]", "region": "eu"}
 
 
 def test_clean_run_keeps_shape_and_drops_over_the_limits() -> None:

@@ -56,11 +56,14 @@ def clean_task(text: str, limits: Limits) -> str:
 
 
 def clean_env(env: Mapping[Any, Any] | None) -> dict[str, str]:
-    """Environment facts: names kept, values scrubbed and kept short."""
-    return {
-        " ".join(_CONTROL.sub(" ", str(key)).split())[:200]: scrub_text(str(value))[:_ENV_VALUE]
-        for key, value in (env or {}).items()
-    }
+    """Environment facts (a run's, a lesson's scenario, an event's labels): names kept, values
+    scrubbed and kept short; a value under a secret-named key is ``[REDACTED]``, as ``sanitize``
+    does at any depth."""
+    out: dict[str, str] = {}
+    for key, value in (env or {}).items():
+        name = " ".join(_CONTROL.sub(" ", str(key)).split())[:200]
+        out[name] = REDACTED if is_secret_name(name) else scrub_text(str(value))[:_ENV_VALUE]
+    return out
 
 
 def clean_call(
@@ -190,7 +193,7 @@ def clean_experience(experience: Experience, limits: Limits = LIMITS) -> Experie
     if (scenario := experience.scenario) is not None:
         found: dict[str, Any] = {}
         _texts(found, scenario, ("task", "failure_signature"), ("symptoms",))
-        environment = {k: REDACTED if is_secret_name(k) else scrub_text(v) for k, v in scenario.environment.items()}
+        environment = clean_env(scenario.environment)
         if environment != dict(scenario.environment):
             found["environment"] = environment
         if found:
