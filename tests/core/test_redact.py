@@ -106,6 +106,11 @@ SECRETS_IN_TEXT = [
     ("--password=hunter2", "hunter2", "secret_assignment"),
     ("Cookie: session=abc123; theme=dark\nHost: x", "session=abc123; theme=dark", "secret_assignment"),
     ("ssn: 123-45-6789", "123-45-6789", "secret_assignment"),
+    # an error's name before a value that is not a plain word: still redacted
+    ("InvalidToken: abc123XYZ", "abc123XYZ", "secret_assignment"),
+    ("ExpiredToken=request", "request", "secret_assignment"),
+    ('ExpiredToken: "request"', "request", "secret_assignment"),
+    ("Token: request", "request", "secret_assignment"),
 ]
 
 
@@ -153,6 +158,10 @@ ORDINARY = [
     'status "completed"; next step: close the ticket',
     "pip install northwind-auth==1.4.2 failed",  # a version pin, not an assignment
     "if token >= 3 and secret != expected: retry",
+    # an error named for what is wrong with a credential, then its message: not an assignment
+    "ExpiredToken: request signature expired",
+    "InvalidApiKey: the key is revoked",
+    "invalid_token: token expired",
     "",
 ]
 

@@ -270,6 +270,18 @@ def _secret_reversed(reversed_name: str) -> bool:
     return name.lower() in _AZURE or is_secret_name(name)
 
 
+# The first word of an error's name that says what is wrong with a credential (``ExpiredToken``, ``InvalidApiKey``,
+# ``missing_password``): such a name followed by a plain word is an error and its message, not an assignment.
+_FAILURES = frozenset(
+    "expired invalid missing bad wrong revoked unknown malformed incorrect unrecognized rejected empty stale".split()
+)
+
+
+def _names_a_failure(name: str) -> bool:
+    words = _WORD.findall(name)
+    return len(words) > 1 and words[0].lower() in _FAILURES
+
+
 def _assignment(text: str, match: re.Match[str], reverse: str) -> _Hit | None:
     """``name: value`` or ``name=value`` at a separator: the value's span, if the name is secret."""
     at = match.start()
@@ -290,6 +302,8 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> _Hit | None:
         return None  # nothing there, or already redacted
     start, end = value.span("val")
     found = value["val"]
+    if text[at] == ":" and not named["q"] and found.isascii() and found.isalpha() and _names_a_failure(name):
+        return None  # an error and its message (``ExpiredToken: request signature expired``), not a credential
     scheme = (value["scheme"] or "").strip().lower()
     kind = "azure_key" if azure else {"bearer": "bearer", "basic": "basic_auth"}.get(scheme, "secret_assignment")
     if found[0] in "\"'\\":
