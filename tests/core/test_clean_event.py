@@ -44,6 +44,8 @@ def test_secrets_are_redacted_wherever_they_are() -> None:
         subject="token=ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
         labels={"env": "prod", "owner": "Authorization: Basic dXNlcjpwYXNzd29yZA=="},
         extensions={"client_secret": "abc123def456"},
+        source="https://agent:pw999sourcepass@example.com/deployer",
+        tenant="acme password=hunter3tenant",
     )
     clean = clean_event(dirty, LIMITS)
     text = repr(clean.to_dict())
@@ -54,6 +56,8 @@ def test_secrets_are_redacted_wherever_they_are() -> None:
         "ghp_0123",
         "dXNlcjpw",
         "abc123def456",
+        "pw999sourcepass",
+        "hunter3tenant",
     ):
         assert secret not in text, secret
     assert clean.payload["arguments"]["api_key"] == "[REDACTED]"
@@ -73,3 +77,29 @@ def test_a_value_that_is_not_json_is_named() -> None:
     with pytest.raises(ValidationError) as caught:
         clean_event(weird, LIMITS)
     assert caught.value.field == "payload.arguments.when"
+
+
+def test_fields_beyond_the_envelope_are_cleaned_too() -> None:
+    """AEP allows fields the envelope does not name; the service keeps and returns them, so they are
+    cleaned as the payload is (a secret-named field ``[REDACTED]``, a secret in a string redacted)."""
+    dirty = event(
+        metadata={"api_key": "sk-proj-Extra0123456789abcdefghij", "note": "token sk-proj-Extra0123456789abcdefghij"},
+        http_headers={"Authorization": "Bearer abcdefghijklmnopqrstuvwxyz0123456789"},
+        access_token="plain-looking-value-7",
+        region="eu-west-1",
+    )
+    clean = clean_event(dirty, LIMITS)
+    text = repr(clean.to_dict())
+    for secret in ("sk-proj-Extra0123456789", "abcdefghijklmnopqrstuvwxyz0123456789", "plain-looking-value-7"):
+        assert secret not in text, secret
+    assert clean.extra["metadata"]["api_key"] == "[REDACTED]"
+    assert clean.extra["access_token"] == "[REDACTED]"
+    assert clean.extra["region"] == "eu-west-1"
+
+
+def test_a_field_beyond_the_envelope_that_is_not_json_is_named() -> None:
+    weird = event(metadata={"ok": 1})
+    object.__setattr__(weird, "extra", {"metadata": {"when": {1, 2}}})
+    with pytest.raises(ValidationError) as caught:
+        clean_event(weird, LIMITS)
+    assert caught.value.field == "metadata.when"

@@ -89,6 +89,16 @@ def test_the_same_id_in_two_tenants_is_two_events(client: TestClient) -> None:
     assert client.get("/sessions/ses-1/events", headers={"x-test-tenant": "c"}).status_code == 404
 
 
+def test_a_secret_in_a_field_beyond_the_envelope_is_not_stored(client: TestClient) -> None:
+    key = "sk-proj-Beyond0123456789abcdefghij"
+    sent = event(metadata={"api_key": key, "note": f"token {key}"}, http_headers={"Authorization": f"Bearer {key}"})
+    assert client.post("/events", json=sent).status_code == 202
+    found = client.get("/sessions/ses-1/events")
+    assert key not in found.text
+    (stored,) = found.json()["events"]
+    assert stored["metadata"]["api_key"] == "[REDACTED]"
+
+
 def test_a_body_over_the_limit_is_413_before_parsing(client: TestClient) -> None:
     big = json.dumps(event(payload={"text": "x" * LIMITS.event_bytes}))
     answer = client.post("/events", content=big, headers={"content-type": "application/json"})
@@ -125,8 +135,8 @@ def test_json_with_a_charset_is_accepted(client: TestClient) -> None:
 
 @pytest.mark.parametrize(
     "body",
-    [b"{", b"not json", b'{"a": NaN}', b"\xff\xfe", b"[" * 50_000, b""],
-    ids=["cut", "text", "nan", "bytes", "deep", "empty"],
+    [b"{", b"not json", b'{"a": NaN}', b"\xff\xfe", b'{"id": "\xff"}', b'[{"id": "\xff"}]', b"[" * 50_000, b""],
+    ids=["cut", "text", "nan", "bytes", "bytes-in-string", "bytes-in-array", "deep", "empty"],
 )
 def test_malformed_json_is_400(client: TestClient, body: bytes) -> None:
     answer = client.post("/events", content=body, headers={"content-type": "application/json"})

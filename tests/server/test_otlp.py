@@ -233,6 +233,38 @@ def test_secrets_in_content_attributes_are_redacted_before_they_are_stored(otlp:
     assert "hunter2" not in text and key not in text and "Lisbon" in text
 
 
+def test_secrets_anywhere_in_a_span_are_redacted_before_they_are_stored(otlp: TestClient) -> None:
+    """Not only the content attributes: the span's name, the agent's and tool's names, the scope and
+    the resource reach the stored events too (source, subject, payload, extensions)."""
+    key = "ghp_" + "Dd1Ee2Ff3Gg4Hh5Jj6Kk7Ll8Mm9Nn0Pp1Qq2"
+    agent = span("b7ad6b7169203331", f"invoke_agent a {key}", **{"gen_ai.operation.name": "invoke_agent"})
+    agent["attributes"].append({"key": "gen_ai.agent.name", "value": {"stringValue": f"agent {key}"}})
+    tool = span("00f067aa0ba902b8", f"execute_tool t {key}", agent["spanId"], **{"gen_ai.tool.name": f"tool_{key}"})
+    tool["attributes"].append({"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}})
+    request = trace_request(agent, tool)
+    request["resourceSpans"][0]["resource"] = {
+        "attributes": [{"key": "service.name", "value": {"stringValue": "svc https://admin:s3cretResourcepw@host/"}}]
+    }
+    request["resourceSpans"][0]["scopeSpans"][0]["scope"] = {"name": f"scope {key}"}
+    assert otlp.post("/v1/traces", json=request).status_code == 200
+    text = json.dumps([e.to_dict() for e in stored(otlp)])
+    assert "execute_tool" in text
+    assert key[4:] not in text and "s3cretResourcepw" not in text
+
+
+def test_events_from_traces_are_counted_in_the_metrics(otlp: TestClient) -> None:
+    path = CAPTURES / "agent-framework-builtin" / "request-1.pb"
+    assert post(otlp, path).status_code == 200
+    first = otlp.get("/metrics").json()["replica"]
+    assert first["events_ingested"] == len(stored(otlp)) > 0 and first["duplicates"] == 0
+    assert post(otlp, path).status_code == 200
+    again = otlp.get("/metrics").json()["replica"]
+    assert again["events_ingested"] == first["events_ingested"] and again["duplicates"] == first["events_ingested"]
+    bad = trace_request({**AGENT, "spanId": "zz"})
+    assert otlp.post("/v1/traces", json=bad).status_code == 200
+    assert otlp.get("/metrics").json()["replica"]["rejected"] == 1
+
+
 def test_a_span_that_is_its_own_parent_or_a_cycle_does_not_hang(otlp: TestClient) -> None:
     one = span("00f067aa0ba902b1", "invoke_agent a", "00f067aa0ba902b2", **{"gen_ai.operation.name": "invoke_agent"})
     two = span("00f067aa0ba902b2", "invoke_agent b", "00f067aa0ba902b1", **{"gen_ai.operation.name": "invoke_agent"})

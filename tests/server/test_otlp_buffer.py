@@ -142,3 +142,22 @@ def test_held_spans_survive_kill_9_of_the_server_and_are_placed_after_the_restar
             for data in http.get(f"/sessions/{session['session_id']}/events").json()["events"]
         ]
     check_runs(assemble(events, SCOPE), EXPECTED[FOLDER][1])
+
+
+def test_a_waiting_span_is_held_scrubbed_of_secrets(buffer: SpanBuffer) -> None:
+    """Secrets are never stored, not even while a span waits for its ancestors (the buffer is a table)."""
+    key = "sk-proj-Held0123456789abcdefghijklmn"
+    child = next(s for s in _spans() if s.parent_id is not None)
+    dirty = Span(
+        **{
+            **_fields(child),
+            "name": f"execute_tool lookup {key}",
+            "attributes": {**child.attributes, "gen_ai.tool.call.arguments": f'{{"api_key": "{key}"}}'},
+            "resource": {**child.resource, "service.name": "svc https://admin:s3cretHeldpw@host/"},
+        }
+    )
+    assert gather(buffer, "acme", [dirty], now=100.0) == ([], [])
+    released = buffer.release("acme", {dirty.trace_id}, now=101.0, bounds=Bounds())
+    (held,) = released.spans
+    assert key not in held.data and "s3cretHeldpw" not in held.data
+    assert "execute_tool lookup" in held.data  # the rest is kept

@@ -157,10 +157,15 @@ def clean_run(run: Run, *, allow: Collection[str] = (), limits: Limits) -> tuple
     return clean, problems
 
 
+_EVENT_TEXTS = ("source", "tenant", "schema", "content_type")
+
+
 def clean_event(event: Event, limits: Limits) -> Event:
-    """An event as the service stores it: its payload, subject, labels and extensions sanitized
+    """An event as the service stores it: its payload, subject, labels, extensions and the fields
+    beyond the envelope's (AEP allows them; they are kept and returned) sanitized
     (secret-named keys ``[REDACTED]`` at any depth, secrets in strings redacted, sizes cut at
-    ``limits``), its envelope (ids, times, types) as sent. Raises ValidationError naming the field
+    ``limits``), secrets in the envelope's free text (source, tenant, schema, content type)
+    redacted, its ids, times and types as sent. Raises ValidationError naming the field
     of a value that is not JSON. The signature is kept as received: it was verified before this
     and no longer matches once something was redacted, which is the point."""
     changes: dict[str, Any] = {}
@@ -168,6 +173,10 @@ def clean_event(event: Event, limits: Limits) -> Event:
         payload = sanitize(dict(event.payload), field="payload", limits=limits)
         if payload != event.payload:
             changes["payload"] = payload
+    for name in _EVENT_TEXTS:  # free text of the envelope (a source URI may carry credentials); ids are kept
+        value = getattr(event, name)
+        if value is not None and (cleaned := scrub_text(value)) != value:
+            changes[name] = cleaned
     if event.subject is not None and (subject := clean_text(event.subject, limits)) != event.subject:
         changes["subject"] = subject
     if event.labels is not None and (labels := clean_env(event.labels)) != dict(event.labels):
@@ -176,6 +185,10 @@ def clean_event(event: Event, limits: Limits) -> Event:
         extensions = sanitize(dict(event.extensions), field="extensions", limits=limits)
         if extensions != event.extensions:
             changes["extensions"] = extensions
+    if event.extra and not is_clean(event.extra, limits):  # fields beyond the envelope's, kept as sent
+        extra = sanitize(dict(event.extra), field="", limits=limits)
+        if extra != event.extra:
+            changes["extra"] = extra
     return replace(event, **changes) if changes else event
 
 

@@ -13,7 +13,7 @@ and its outcome, so a span is mapped only once its ancestry is known:
   their ancestors arrives, or resolves them as they are when bounds are passed (``resolve``).
 
 This module is pure: the ready/waiting split (``split``), and one serializer each way for a span
-(``dumps``/``loads``), which is what the store keeps.
+(``dumps``/``loads``), which is what the store keeps (scrubbed of secrets, as the events will be).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from afteraction.core.otlp_spans import Span, SpanEvent
+from afteraction.core.sanitize import Limits, sanitize, scrub_text
 
 __all__ = ["Split", "dumps", "loads", "split"]
 
@@ -81,24 +82,39 @@ def split(spans: Iterable[Span], *, as_they_are: Collection[str] = ()) -> Split:
 
 
 def dumps(span: Span) -> str:
-    """A span as compact JSON (what the store keeps of a waiting span)."""
+    """A span as compact JSON: what the store keeps of a waiting span. Its texts and attributes
+    are scrubbed first, as the events mapped from it will be (secrets are never stored, not even
+    while a span waits; a secret-named attribute is ``[REDACTED]``), but not cut: the mapping
+    reads the span whole when its ancestors arrive."""
     data: dict[str, Any] = {
         "trace_id": span.trace_id,
         "span_id": span.span_id,
         "parent_id": span.parent_id,
-        "name": span.name,
+        "name": scrub_text(span.name),
         "kind": span.kind,
         "start_ns": span.start_ns,
         "end_ns": span.end_ns,
         "status": span.status,
-        "status_message": span.status_message,
-        "attributes": dict(span.attributes),
-        "events": [{"name": e.name, "time_ns": e.time_ns, "attributes": dict(e.attributes)} for e in span.events],
-        "resource": dict(span.resource),
-        "scope": span.scope,
+        "status_message": scrub_text(span.status_message),
+        "attributes": _scrubbed(span.attributes),
+        "events": [
+            {"name": scrub_text(e.name), "time_ns": e.time_ns, "attributes": _scrubbed(e.attributes)}
+            for e in span.events
+        ],
+        "resource": _scrubbed(span.resource),
+        "scope": scrub_text(span.scope),
         "parent_remote": span.parent_remote,
     }
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+# No size bound: an attribute is kept whole (a span's size is bounded by the request's).
+_UNCUT = Limits(max_depth=64, max_fields=1 << 30, max_items=1 << 30, max_string=1 << 30)
+
+
+def _scrubbed(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    cleaned: dict[str, Any] = sanitize(dict(attributes), field="attributes", limits=_UNCUT)
+    return cleaned
 
 
 def loads(text: str) -> Span:

@@ -117,9 +117,12 @@ def _dotted(path: _Path) -> str:
     if isinstance(path, str):
         return path
     parent, step = path
+    head = _dotted(parent)
     if isinstance(step, int):
-        return f"{_dotted(parent)}[{step}]"
-    return f"{_dotted(parent)}.{step}" if step.isidentifier() else f"{_dotted(parent)}[{step!r}]"
+        return f"{head}[{step}]"
+    if not step.isidentifier():
+        return f"{head}[{step!r}]"
+    return f"{head}.{step}" if head else step  # under the root "": the top-level key alone
 
 
 class _Walk:

@@ -77,6 +77,8 @@ def parse_json(data: bytes | str, field: str) -> Any:
         raise Problem(400, field, f"is not JSON: {message}") from None
     except msgspec.MsgspecError as exc:
         raise Problem(400, field, f"is not JSON: {exc}") from None
+    except UnicodeDecodeError:  # a string's bytes are not UTF-8 (msgspec raises this one itself)
+        raise Problem(400, field, "is not UTF-8 text") from None
     except RecursionError:
         raise Problem(400, field, "is nested too deeply") from None
 
