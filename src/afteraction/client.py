@@ -122,8 +122,13 @@ class RemoteMemory(Memory):
 
     # -- recording -----------------------------------------------------------------------
 
-    def _store_finished(self, experience: Experience) -> None:
-        self.add(experience)
+    def _store_finished(self, experience: Experience) -> Experience:
+        if self.add(experience):
+            return experience
+        try:  # a finish of the same run stored it before: that record stays
+            return self.get(experience.id, scope=experience.scope)
+        except NotFoundError:
+            return experience
 
     def add(self, experience: Experience) -> bool:
         if not isinstance(experience, Experience):

@@ -189,14 +189,16 @@ class Memory:
         verdict = check_run(clean, verify)
         if verdict is None:
             return None
-        experience = distill(clean, verdict, self.now(), skill=clean_skill(skill))
-        self._store_finished(experience)
+        experience = self._store_finished(distill(clean, verdict, self.now(), skill=clean_skill(skill)))
         feed_back(self, dict.fromkeys(given), clean, passed=verdict.passed, own=experience.id, report=self.report)
         return experience
 
-    def _store_finished(self, experience: Experience) -> None:
-        self.store.put(experience)
+    def _store_finished(self, experience: Experience) -> Experience:
+        """The record stored for a finished run: this one, or the one a finish of the same run stored before."""
+        if not self.store.put(experience):  # ids derive from the run: the first record stays
+            return self.store.get(experience.scope, experience.id) or experience
         self._index([experience])
+        return experience
 
     def _index(self, experiences: Sequence[Experience]) -> None:
         if self._indexer is not None:

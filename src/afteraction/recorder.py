@@ -19,11 +19,11 @@ from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from afteraction.core.capture import clean_call, clean_skill, clean_text
+from afteraction.core.capture import clean_call, clean_name, clean_skill, clean_text
 from afteraction.core.distill import distill
 from afteraction.core.render import Layout
 from afteraction.core.sanitize import Limits, scrub_text
-from afteraction.core.verify import Verifier, verify
+from afteraction.core.verify import Verifier, is_verdict, verify
 from afteraction.errors import ValidationError
 from afteraction.feedback import feed_back
 from afteraction.model import Attempt, Evidence, Experience, Hit, Run, Scope, Skill, ToolCall, Verdict
@@ -167,9 +167,13 @@ class RunRecorder:
                 self._abstained = True
                 return
             try:
-                self._evidence.append(Evidence(str(id), bool(passed), "check", scrub_text(detail)[:500]))
+                if not is_verdict(passed):  # "false" would be truthy: a failed check stored as a pass
+                    raise ValidationError("check.passed", f"must be True, False or None, got {passed!r:.40}")
+                name = clean_name(id)
+                text = "" if detail is None else scrub_text(str(detail))[:500]
+                self._evidence.append(Evidence(name, bool(passed), "check", text))
                 if not passed:
-                    self._attempts[-1].failed_checks.append(str(id))
+                    self._attempts[-1].failed_checks.append(name)
             except ValidationError as exc:
                 self._report(exc, "run.check")
 
@@ -244,8 +248,7 @@ class RunRecorder:
             if verdict is None:
                 return None
             experience = distill(run, verdict, self._memory.now(), skill=self._skill)
-            self._memory._store_finished(experience)
-            self._result = experience
+            self._result = self._memory._store_finished(experience)
         except Exception as exc:
             self._report(exc, "run.finish")
             return None

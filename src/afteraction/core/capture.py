@@ -35,6 +35,7 @@ __all__ = [
     "clean_env",
     "clean_event",
     "clean_experience",
+    "clean_name",
     "clean_run",
     "clean_skill",
     "clean_task",
@@ -55,13 +56,21 @@ def clean_task(text: str, limits: Limits) -> str:
     return cut_text(" ".join(scrub_text(text).split()), limits.max_task)
 
 
+def clean_name(value: object, limit: int = 200) -> str:
+    """A name (a tool's, a check's, a call's id, an environment fact's): secrets scrubbed, control
+    characters and runs of whitespace made one space, cut at ``limit``; anything made a string."""
+    return " ".join(_CONTROL.sub(" ", scrub_text(str(value))).split())[:limit]
+
+
 def clean_env(env: Mapping[Any, Any] | None) -> dict[str, str]:
     """Environment facts (a run's, a lesson's scenario, an event's labels): names kept, values
     scrubbed and kept short; a value under a secret-named key is ``[REDACTED]``, as ``sanitize``
-    does at any depth."""
+    does at any depth. ValidationError("env") when ``env`` is not a mapping."""
+    if env is not None and not isinstance(env, Mapping):
+        raise ValidationError("env", f"must be a mapping of names to values, got {type(env).__name__}")
     out: dict[str, str] = {}
     for key, value in (env or {}).items():
-        name = " ".join(_CONTROL.sub(" ", str(key)).split())[:200]
+        name = clean_name(key)
         out[name] = REDACTED if is_secret_name(name) else scrub_text(str(value))[:_ENV_VALUE]
     return out
 
@@ -90,13 +99,13 @@ def clean_call(
     except ValidationError as exc:
         problems.append(exc)
         clean_result = f"[invalid: {exc.rule}]"
-    name = " ".join(_CONTROL.sub(" ", str(tool)).split())[:200] or "unnamed"
+    name = clean_name(tool) or "unnamed"
     call = ToolCall(
         tool=name,
         args=clean_args,
         result=clean_result,
         error=None if error is None else clean_text(str(error), limits),
-        call_id=None if call_id is None else " ".join(_CONTROL.sub(" ", call_id).split())[:200] or None,
+        call_id=None if call_id is None else clean_name(call_id) or None,
         at=at,
     )
     return call, problems
@@ -145,7 +154,9 @@ def clean_run(run: Run, *, allow: Collection[str] = (), limits: Limits) -> tuple
         attempts.append(Attempt(attempt.index, tuple(calls), error))
     if len(run.attempts) > limits.max_attempts:
         problems.append(ValidationError("attempts", f"more than {limits.max_attempts}; the rest dropped"))
-    evidence = tuple(replace(e, detail=clean_text(e.detail, limits)[:500]) for e in run.evidence)
+    evidence = tuple(
+        replace(e, id=clean_name(e.id) or e.id, detail=clean_text(e.detail, limits)[:500]) for e in run.evidence
+    )
     clean = replace(
         run,
         task=clean_task(run.task, limits),

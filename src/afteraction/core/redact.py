@@ -367,8 +367,15 @@ def _may_hold_secret(text: str) -> bool:
     return b"a" * 16 in data.translate(_RUN_SHAPE) or b"0" * 13 in data.translate(_DIGIT_SHAPE, b" -")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def scrub_text(text: str) -> str:
-    """``text`` with every secret found in it replaced by ``[REDACTED:<kind>]``; ordinary words are untouched."""
+    """``text`` with every secret found in it replaced by ``[REDACTED:<kind>]``; ordinary words are untouched.
+    A lone surrogate (text decoded with ``surrogateescape``: a file name, a process's output) becomes U+FFFD:
+    it is not Unicode text, and no store can keep it."""
+    if not text.isascii() and _SURROGATE.search(text):
+        text = _SURROGATE.sub("\ufffd", text)
     if len(text) < 20 and text.replace("_", "").isalpha():
         return text  # a short word: no secret fits in it
     if not _may_hold_secret(text):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from afteraction.core.errorclass import error_class
+from afteraction.errors import ValidationError
 from afteraction.model import Evidence, Run, ToolCall, Verdict
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "check",
     "exit_code",
     "http_status",
+    "is_verdict",
     "tool_succeeded",
     "verify",
 ]
@@ -50,13 +52,22 @@ def tool_succeeded(tool: str) -> Verifier:
     return verifier
 
 
+def is_verdict(passed: object) -> bool:
+    """Whether a check's answer is True or False: a bool, a numpy bool (``array == expected``), 0 or 1.
+    Not a string: ``"false"`` is truthy, and a failed check must not be read as a pass."""
+    return (isinstance(passed, int) and passed in (0, 1)) or type(passed).__name__ == "bool_"
+
+
 def check(id: str, fn: Callable[[Run], bool | None]) -> Verifier:
-    """The host's check ``fn``: True passes, False fails, None means *do not store this run*."""
+    """The host's check ``fn``: True passes, False fails, None means *do not store this run*;
+    any other answer is a ValidationError (reported; the run is not stored)."""
 
     def verifier(run: Run) -> tuple[Evidence, ...] | None:
         outcome = fn(run)
         if outcome is None:
             return None
+        if not is_verdict(outcome):
+            raise ValidationError(f"check {id!r:.60}", f"must answer True, False or None, got {outcome!r:.40}")
         return (Evidence(id, bool(outcome), "check"),)
 
     return verifier

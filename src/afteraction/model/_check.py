@@ -21,12 +21,17 @@ _RFC3339 = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})\Z", re.ASCII
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def text(value: object, field: str, *, limit: int = MAX_TEXT, blank: bool = False) -> str:
     """A string within ``limit`` characters; not blank unless allowed."""
     if not isinstance(value, str):
+        if value is None:
+            raise ValidationError(field, "is required")
         raise ValidationError(field, f"must be a string, got {type(value).__name__}")
+    if not value.isascii() and _SURROGATE.search(value):
+        raise ValidationError(field, "holds a lone surrogate: not Unicode text (decode with errors='replace')")
     if not blank and not value.strip():
         raise ValidationError(field, "must not be blank")
     if len(value) > limit:
