@@ -184,6 +184,8 @@ def test_lessons_says_when_it_lists_none_and_where_narrower_ones_are(tmp_path: P
         ["reindex"],
         ["keys", "list"],
         ["keys", "revoke", "key_1"],
+        ["db", "vectors"],
+        ["db", "drop-vectors", "some-model", "--yes"],
     ],
     ids=lambda args: " ".join(args[:2]),
 )

@@ -61,13 +61,13 @@ def test_db_vectors_lists_each_model_and_marks_the_default(db: str) -> None:
     }
 
 
-def test_db_vectors_of_an_empty_or_missing_store_points_at_reindex(tmp_path: Path) -> None:
-    missing = tmp_path / "none.db"
-    code, out, _ = cli("db", "vectors", "--db", str(missing))
+def test_db_vectors_of_an_empty_store_points_at_reindex(tmp_path: Path) -> None:
+    empty = str(tmp_path / "empty.db")
+    assert cli("db", "upgrade", "--db", empty)[0] == 0
+    code, out, _ = cli("db", "vectors", "--db", empty)
     assert code == 0 and out.startswith("no vectors stored\n") and "`afteraction reindex`" in out
-    assert not missing.exists()  # listing created nothing
     assert json.loads(cli("db", "vectors", "--db", ":memory:", "--json")[1])["models"] == []
-    code, _, err = cli("db", "vectors", "--db", str(missing), "--tenant", "")
+    code, _, err = cli("db", "vectors", "--db", empty, "--tenant", "")
     assert code == 2 and "tenant: must be a non-empty string" in err
 
 

@@ -11,6 +11,7 @@ import click
 
 from afteraction.cli.common import (
     _errors,
+    _existing,
     _open,
     _schema_errors,
     db_option,
@@ -142,6 +143,7 @@ def db_vectors(db: str, tenant: str | None, as_json: bool) -> None:
     this afteraction."""
     from afteraction.store.admin import vector_models
 
+    _existing(db)
     found = vector_models(db, tenant=tenant)
     default = _default_model()
     if as_json:
@@ -186,6 +188,7 @@ def db_drop_vectors(model: str, db: str, tenant: str | None, yes: bool, force: b
     from afteraction.store.base import check_names
 
     check_names(model, tenant)  # before anything is counted or asked
+    _existing(db)
     if not force and model == _default_model():
         raise ConfigError(
             f"{model} is the default embedder's model: without its vectors search uses text alone until "

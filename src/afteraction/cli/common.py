@@ -3,6 +3,7 @@ the mapping of errors to messages and exit codes."""
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -35,6 +36,17 @@ scope_option = click.option(
     help="A scope part (tenant, app, project required; team, agent, user optional). Repeat it.",
 )
 env_option = click.option("--env", "env_pairs", multiple=True, metavar="KEY=VALUE", help="The task's environment.")
+
+
+# C0 and C1 controls, and the bidirectional overrides that reorder what a terminal shows.
+_UNSHOWABLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def shown(text: str) -> str:
+    """Stored text for a terminal line: a control character (an escape sequence that would
+    retitle or clear the terminal, a newline that would fake a line of the listing) or a
+    direction override is written as its escape (``\\x1b``, ``\\n``), the rest as it is."""
+    return _UNSHOWABLE.sub(lambda m: m[0].encode("unicode_escape").decode("ascii"), text)
 
 
 def _pairs(values: Sequence[str], option: str) -> dict[str, str]:
@@ -114,7 +126,16 @@ secret_file_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for argument in args:  # bytes that are not UTF-8 arrive as lone surrogates, which no store can keep
+            if not argument.isascii() and any("\udc80" <= char <= "\udcff" for char in argument):
+                readable = argument.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                raise click.UsageError(f"the argument {shown(readable)!r} is not UTF-8 text", ctx=ctx)
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="afteraction")
 def main() -> None:
     """afteraction: verified experience for AI agents."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,26 +22,35 @@ from afteraction.cli.common import (
     json_option,
     main,
     scope_option,
+    shown,
 )
-from afteraction.errors import ValidationError
+from afteraction.errors import ConfigError, ValidationError
 from afteraction.memory import Memory
 from afteraction.model import Event, Experience, Scope
-from afteraction.settings import DEFAULT_DATABASE
+
+DEMO_DATABASE = ".afteraction/demo.db"
 
 
 @main.command()
-@db_option
+@click.option(  # not AFTERACTION_DATABASE_URL: the demo recreates its file, so it never takes the user's store
+    "--db", "db", default=DEMO_DATABASE, show_default=True, help="The demo's own SQLite file, or ':memory:'."
+)
 @_errors
 def demo(db: str) -> None:
     """Run the learning loop offline: a failed-then-fixed run teaches the next one.
 
-    The demo database (default .afteraction/demo.db when --db is not given) is recreated on
-    each run so that the output is the same every time."""
-    from afteraction.demo import demo_memory, run_demo
+    The demo database is recreated on each run so that the output is the same every time; a
+    file that holds lessons other than the demo's is refused, never deleted."""
+    from afteraction.demo import SCOPE, demo_memory, run_demo
 
-    path = Path(".afteraction/demo.db" if db == DEFAULT_DATABASE else db)
+    path = Path(db)
     if db != ":memory:" and path.exists():
-        Memory.open(path).close()  # refuses a file that is not an afteraction database
+        with Memory.open(path, embedder=None) as existing:  # refuses a file that is not an afteraction database
+            if any(e.scope.tenant != SCOPE.tenant for e in existing.export()):
+                raise ConfigError(
+                    f"--db: {db!r} holds lessons that are not the demo's; the demo recreates its database on "
+                    "each run, so give it a file of its own"
+                )
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
     with demo_memory(":memory:" if db == ":memory:" else str(path)) as memory:
@@ -73,11 +83,11 @@ def search(queries: tuple[str, ...], scope_pairs: tuple[str, ...], env_pairs: tu
         click.echo(json.dumps(payload, ensure_ascii=False))
         return
     for q, hits in results:
-        click.echo(f"{q}")
+        click.echo(shown(q))
         if not hits:
             click.echo("  (no lesson qualifies)")
         for h in hits:
-            click.echo(f"  {h.score:.3f}  {h.id}  {h.experience.task}")
+            click.echo(f"  {h.score:.3f}  {h.id}  {shown(h.experience.task)}")
 
 
 @main.command()
@@ -141,20 +151,25 @@ def outcome(lesson_id: str, success: bool, key: str | None, task: str | None, sc
 
 @main.command()
 @scope_option
-@click.option("--limit", default=50, show_default=True, help="At most this many lessons.")
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(1), help="At most this many lessons.")
+@click.option("--offset", default=0, show_default=True, type=click.IntRange(0), help="Skip this many first.")
 @click.option("--status", default=None, help="Only lessons with this status.")
 @db_option
 @json_option
 @_errors
-def lessons(scope_pairs: tuple[str, ...], limit: int, status: str | None, db: str, as_json: bool) -> None:
+def lessons(scope_pairs: tuple[str, ...], limit: int, offset: int, status: str | None, db: str,
+            as_json: bool) -> None:  # fmt: skip
     """List stored lessons, newest first, with whether each may be injected and why not."""
     scope = _scope(scope_pairs)
     with _open(db) as memory:
-        found = memory.lessons(scope=scope, limit=limit, status=status)
+        found = memory.lessons(scope=scope, limit=limit + 1, offset=offset, status=status)
+    more, found = len(found) > limit, found[:limit]
     if as_json:
         click.echo(json.dumps([lesson.to_dict() for lesson in found], ensure_ascii=False))
         return
-    if not found:
+    if not found and offset:
+        click.echo(f"(no lessons past the first {offset})")
+    elif not found:
         narrower = [part for part in Scope.OPTIONAL if getattr(scope, part) is None]
         parts = " or ".join([", ".join(narrower[:-1]), narrower[-1]] if len(narrower) > 1 else narrower)
         hint = f"; one recorded for a {parts} is listed when --scope names it" if narrower else ""
@@ -163,8 +178,14 @@ def lessons(scope_pairs: tuple[str, ...], limit: int, status: str | None, db: st
         e = lesson.experience
         state = "eligible" if lesson.eligible else f"not eligible: {lesson.reason}"
         click.echo(f"{e.created_at:%Y-%m-%d %H:%M}  {e.status.label:<11} {e.confidence:.2f}  {e.id}  ({state})")
-        click.echo(f"    {e.task}")
-        click.echo(f"    {e.lesson}")
+        click.echo(f"    {shown(e.task)}")
+        click.echo(f"    {shown(e.lesson)}")
+    if more:
+        click.echo(f"(more: --offset {offset + limit})")
+
+
+#: Files are read keeping bytes that are not UTF-8 as lone surrogates, so that such a line is named, not a traceback.
+_READ = click.File("r", encoding="utf-8", errors="surrogateescape")
 
 
 def _lines(handle: IO[str]) -> Iterator[tuple[int, str]]:
@@ -173,8 +194,13 @@ def _lines(handle: IO[str]) -> Iterator[tuple[int, str]]:
             yield number, line
 
 
+def _not_utf8(text: str) -> bool:
+    """Whether text read through ``_READ`` held bytes that are not UTF-8."""
+    return not text.isascii() and any("\udc80" <= char <= "\udcff" for char in text)
+
+
 @main.command(name="import")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file", type=_READ)
 @db_option
 @json_option
 @_errors
@@ -188,6 +214,9 @@ def import_(file: IO[str], db: str, as_json: bool) -> None:
         records: list[Experience] = []
         problems: list[str] = []
         for number, line in _lines(file):
+            if _not_utf8(line):
+                problems.append(f"line {number}: is not UTF-8 text")
+                continue
             try:
                 records.append(Experience.from_dict(json.loads(line), now=now))
             except json.JSONDecodeError as exc:
@@ -204,19 +233,33 @@ def import_(file: IO[str], db: str, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("file", type=click.File("w", encoding="utf-8"), default="-")
+@click.argument("file", type=click.Path(dir_okay=False, writable=True, allow_dash=True), default="-")
 @click.option("--tenant", default=None, help="Only this tenant's lessons.")
 @db_option
 @_errors
-def export(file: IO[str], tenant: str | None, db: str) -> None:
-    """Export lessons as JSONL to FILE (default: stdout)."""
+def export(file: str, tenant: str | None, db: str) -> None:
+    """Export lessons as JSONL to FILE (default: stdout).
+
+    FILE is replaced only once the whole export is written (empty when there is nothing to
+    export); a failed export leaves it as it was."""
     with _open(db) as memory:
-        for experience in memory.export(tenant):
-            file.write(json.dumps(experience.to_dict(), ensure_ascii=False) + "\n")
+        lines = (json.dumps(experience.to_dict(), ensure_ascii=False) + "\n" for experience in memory.export(tenant))
+        if file == "-":
+            for line in lines:
+                click.echo(line, nl=False)
+            return
+        target = Path(file)
+        partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+        try:
+            with partial.open("w", encoding="utf-8") as out:
+                out.writelines(lines)
+            os.replace(partial, target)
+        finally:
+            partial.unlink(missing_ok=True)
 
 
 @main.command()
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file", type=_READ)
 @db_option
 @json_option
 @_errors
@@ -228,12 +271,17 @@ def validate(file: IO[str], db: str, as_json: bool) -> None:
     stripped = text.lstrip()
     items: list[tuple[int, Any, str | None]] = []
     if stripped.startswith("["):
+        if _not_utf8(stripped):
+            raise ValidationError(file.name, "is not UTF-8 text")
         try:
             items = [(n, item, None) for n, item in enumerate(json.loads(stripped), start=1)]
         except json.JSONDecodeError as exc:
             raise ValidationError(file.name, f"not JSON ({exc.msg})") from None
     else:
         for number, line in _lines(io.StringIO(text)):
+            if _not_utf8(line):
+                items.append((number, None, "is not UTF-8 text"))
+                continue
             try:
                 items.append((number, json.loads(line), None))
             except json.JSONDecodeError as exc:
@@ -254,7 +302,7 @@ def validate(file: IO[str], db: str, as_json: bool) -> None:
     else:
         for r in bad:
             where = f"{r['field']}: " if r["field"] else ""
-            click.echo(f"line {r['line']}: {where}{r['error']}")
+            click.echo(shown(f"line {r['line']}: {where}{r['error']}"))
         click.echo(f"{len(results)} events, {len(results) - len(bad)} valid, {len(bad)} invalid")
     if bad:
         sys.exit(1)

@@ -15,6 +15,7 @@ from afteraction.cli.common import (
     main,
     secret_file_option,
 )
+from afteraction.core.redact import redact_url
 from afteraction.errors import ConfigError
 from afteraction.store.keys import ServerSecret
 
@@ -41,8 +42,8 @@ def serve(db: str, host: str, port: int, dev: bool, vectors: bool, secret_file: 
     /export and /metrics read them back; a remote Memory (Memory.open("http://HOST:PORT")) uses
     /experience/*. The routes are described at /openapi.json.
 
-    Every request needs an API key (`Authorization: Bearer <key>`, from `afteraction keys
-    create`), and a server secret is required (AFTERACTION_SERVER_SECRET, or a file:
+    Every request but /health, /ready and /openapi.json needs an API key (`Authorization: Bearer
+    <key>`, from `afteraction keys create`), and a server secret is required (AFTERACTION_SERVER_SECRET, or a file:
     --secret-file / AFTERACTION_SERVER_SECRET_FILE). With --dev there are no keys: every request
     is tenant 'dev', and only a loopback address is allowed."""
     from afteraction.server import is_loopback
@@ -52,7 +53,7 @@ def serve(db: str, host: str, port: int, dev: bool, vectors: bool, secret_file: 
         raise ConfigError(f"--dev runs without API keys, so only on a loopback address; got --host {host!r}")
     secret = None if dev else ServerSecret.require(os.environ, secret_file)
     mode = "development mode: tenant 'dev', no API keys" if dev else "API keys required"
-    click.echo(f"afteraction: serving {db} on http://{host}:{port} ({mode})")
+    click.echo(f"afteraction: serving {redact_url(db)} on http://{host}:{port} ({mode})")
     run(db, host=host, port=port, dev=dev, secret=secret, vectors=vectors)
 
 

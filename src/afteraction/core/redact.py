@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
-__all__ = ["REDACTED", "is_secret_name", "redaction", "scrub_text"]
+__all__ = ["REDACTED", "is_secret_name", "redact_url", "redaction", "scrub_text"]
 
 REDACTED = "[REDACTED]"
 
@@ -405,3 +405,14 @@ def _scrub(text: str) -> str:
     if at_sign:
         text = _EMAIL.sub(redaction("email"), text)
     return text
+
+
+_URL_PASSWORD = re.compile(r"(://[^:/@]*:)[^@/]*@")
+_QUERY_VALUE = re.compile(r"([?&;])([^=&;#]+)=([^&;#]*)")
+
+
+def redact_url(url: str) -> str:
+    """A connection URL fit to show: the password after the user (``bob:***@``) and the value of every
+    secret-named query option (``?password=***``) masked; the rest kept, so that it still says where."""
+    url = _URL_PASSWORD.sub(r"\1***@", url)
+    return _QUERY_VALUE.sub(lambda m: f"{m[1]}{m[2]}=***" if is_secret_name(m[2]) else m[0], url)

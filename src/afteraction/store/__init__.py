@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from afteraction.core.redact import redact_url
 from afteraction.errors import ConfigError
 from afteraction.store.base import Candidate, Store
 from afteraction.store.memory import MemoryStore
@@ -47,16 +48,17 @@ def locate(url: str) -> tuple[Backend, str]:
         rest = url[len("sqlite:") :]
         path = rest[3:] if rest.startswith("///") else rest
         if rest.startswith("//") and not rest.startswith("///"):
-            raise ConfigError(f"store URL {url!r} names a host; use {_ACCEPTED}")
+            raise ConfigError(f"store URL {redact_url(url)!r} names a host; use {_ACCEPTED}")
         if not path:
             raise ConfigError(f"store URL {url!r} has no path; use {_ACCEPTED}")
         return "sqlite", path
     if scheme in ("postgresql", "postgres") or scheme.startswith(("postgresql+", "postgres+")):
         return "postgresql", re.sub(r"^(postgres(?:ql)?)\+[a-z0-9]+://", r"\1://", url)  # psycopg's form
     if scheme in ("http", "https"):
-        raise ConfigError(f"store URL {url!r}: the remote client (for an afteraction server) is not available yet")
+        where = redact_url(url)
+        raise ConfigError(f"store URL {where!r}: the remote client (for an afteraction server) is not available yet")
     if scheme:
-        raise ConfigError(f"store URL {_redact(url)!r} is not one afteraction can open; use {_ACCEPTED}")
+        raise ConfigError(f"store URL {redact_url(url)!r} is not one afteraction can open; use {_ACCEPTED}")
     return "sqlite", url
 
 
@@ -79,11 +81,6 @@ def require_postgres(url: str) -> None:
         import afteraction.store.postgres  # noqa: F401
     except ImportError as exc:
         raise ConfigError(
-            f"store URL {_redact(url)!r}: the PostgreSQL backend needs the 'postgres' extra "
+            f"store URL {redact_url(url)!r}: the PostgreSQL backend needs the 'postgres' extra "
             f"(pip install 'afteraction[postgres]'): {exc}"
         ) from exc
-
-
-def _redact(url: str) -> str:
-    """The URL without a password, for error messages."""
-    return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", url)

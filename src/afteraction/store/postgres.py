@@ -23,6 +23,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import psycopg
 from psycopg_pool import ConnectionPool
 
+from afteraction.core.redact import redact_url
 from afteraction.core.text import search_stems
 from afteraction.errors import ConfigError, ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import Experience, Scope, Status
@@ -95,8 +96,8 @@ def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
 
 
 def redact(url: str) -> str:
-    """The URL without a password, for messages."""
-    return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", url)
+    """The URL without a password, for messages (``core.redact.redact_url``)."""
+    return redact_url(url)
 
 
 def pool_options(url: str) -> tuple[str, dict[str, float]]:
