@@ -8,11 +8,12 @@ from collections.abc import Iterator
 import pytest
 
 import afteraction as aa
-from afteraction.embed.adapter import ADAPTER_NAME
+from afteraction.embed.adapter import ADAPTER_NAME, Adapted
+from afteraction.embed.base import Checked
 from afteraction.memory import MAX_QUERY_CHARS
 from afteraction.store import MemoryStore
 from afteraction.testing import make_experience
-from afteraction.vector_channel import embed_extra_installed
+from afteraction.vector_channel import embed_extra_installed, warm
 from tests.conformance.builders import NOW, SCOPE
 
 pytestmark = pytest.mark.skipif(not embed_extra_installed(), reason="needs the embed extra")
@@ -39,6 +40,15 @@ def mem() -> Iterator[aa.Memory]:
 def test_the_default_is_the_bundled_embedder(mem: aa.Memory) -> None:
     mem.search("deployment times out", scope=SCOPE)
     assert mem.channel_status.ok and mem.channel_status.model == f"{aa.embed.MiniLM.model_id}+{ADAPTER_NAME}"
+
+
+def test_loading_the_default_embedder_leaves_its_model_in_memory() -> None:
+    """The bundled model loads on its first embedding (~0.3 s); the background load from
+    ``Memory.open`` makes that embedding, so a search just after does not spend its budget on it."""
+    lazy = aa.embed.MiniLM(lazy=True)
+    assert not lazy.loaded
+    warm(Checked(Adapted(lazy)))
+    assert lazy.loaded
 
 
 def test_a_paraphrase_is_found_by_meaning(mem: aa.Memory) -> None:

@@ -59,7 +59,8 @@ CLOSE_TIMEOUT = 2.0
 
 
 def _log_error(exc: BaseException, where: str) -> None:
-    log.warning("afteraction: %s failed, the agent continues without memory: %s", where, exc)
+    vector = where.startswith("search.vector.")  # the text channel still ran
+    log.warning("afteraction: %s%s: %s", where, "" if vector else " failed, the agent continues without memory", exc)
 
 
 def _utc_now() -> datetime:

@@ -23,6 +23,7 @@ model in the background, once per process, so opening memory stays fast.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import queue
 import threading
@@ -114,7 +115,9 @@ _shared: Checked | BaseException | None = None
 
 
 def _shared_default() -> Checked:
-    """The bundled embedder, built once per process (a failure is remembered too)."""
+    """The bundled embedder, built once per process (a failure is remembered too) and warmed: the
+    model itself loads on its first embedding (~0.3 s here), which is made here, in the loading
+    thread, so that a search just after ``Memory.open`` does not spend its budget on it."""
     global _shared
     with _shared_lock:
         if _shared is None:
@@ -124,9 +127,18 @@ def _shared_default() -> Checked:
                 _shared = default_embedder()
             except Exception as exc:
                 _shared = exc
+            else:
+                warm(_shared)
         if isinstance(_shared, BaseException):
             raise _shared
         return _shared
+
+
+def warm(embedder: Checked) -> None:
+    """Make ``embedder``'s first embedding now (a lazy model loads on it); a model that cannot embed
+    is left to be reported by the first search that uses it."""
+    with contextlib.suppress(Exception):
+        embedder.embed(["warm up"])
 
 
 class LazyEmbedder:
