@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from afteraction import arguments
 from afteraction.core.capture import clean_env, clean_experience, clean_run, clean_skill, clean_task
 from afteraction.core.distill import distill
 from afteraction.core.fusion import cosine_bound, fuse
@@ -97,7 +98,7 @@ class Memory:
         self._reported: str | None = None
         self.store = store
         self.on_error: ErrorHandler = on_error or _log_error
-        self.allow_args = tuple(allow_args)
+        self.allow_args = arguments.allowed(allow_args)
         self.limits = limits
         self.weights = weights
         self.block_options = block
@@ -146,19 +147,18 @@ class Memory:
         Pass the host's ``run_id`` to make retries idempotent. Each lesson the run is given by
         ``run.reference_block()`` or ``run.search()`` gets its verdict as a reuse outcome at the
         end if it applied the lesson's fix, unless ``feedback`` is False."""
-        if not isinstance(scope, Scope):
-            raise ValidationError("scope", "must be a Scope built by the host")
+        scope = arguments.host_scope(scope)
         if not isinstance(task, str) or not task.strip():
             raise ValidationError("task", "must be a non-blank string")
         return RunRecorder(
             self,
-            run_id=run_id or f"run_{uuid.uuid4().hex}",
+            run_id=arguments.run_id(run_id) or f"run_{uuid.uuid4().hex}",
             task=clean_task(task, self.limits),
             scope=scope,
             env=clean_env(env),
-            verifiers=verify,
-            allow_args=self.allow_args if allow_args is None else allow_args,
-            skill=skill,
+            verifiers=arguments.verifiers(verify),
+            allow_args=self.allow_args if allow_args is None else arguments.allowed(allow_args),
+            skill=arguments.skill(skill),
             limits=self.limits,
             on_error=on_error or self.on_error,
             started_at=self.now(),
@@ -181,9 +181,10 @@ class Memory:
         if not isinstance(run, Run):
             raise ValidationError("run", f"must be a Run, got {type(run).__name__}")
         given = _check.strings(given, "given", limit=MAX_GIVEN, item_limit=_check.MAX_ID)
+        verify, skill = arguments.verifiers(verify), arguments.skill(skill)
         if run.state == "running":
             raise ValidationError("run.state", "is running: only a finished run can teach")
-        allow = self.allow_args if allow_args is None else allow_args
+        allow = self.allow_args if allow_args is None else arguments.allowed(allow_args)
         clean, problems = clean_run(run, allow=allow, limits=self.limits)
         for problem in problems:
             self.report(problem, "learn")
@@ -232,7 +233,7 @@ class Memory:
         """Store several in one transaction, each as ``add`` does; the number that were new."""
         batch = [
             clean_experience(experience, self.limits) if isinstance(experience, Experience) else experience
-            for experience in experiences
+            for experience in arguments.experiences(experiences)
         ]
         added = self.store.put_many(batch)
         if added:
@@ -245,8 +246,7 @@ class Memory:
         """The ``k`` best eligible, relevant lessons for ``query`` that ``scope`` may see. A query
         over ``MAX_QUERY_CHARS`` characters is cut there. ``channel_status`` then tells whether the
         vector channel ran, and if not why."""
-        if not isinstance(scope, Scope):
-            raise ValidationError("scope", "must be a Scope built by the host")
+        scope, env = arguments.host_scope(scope), arguments.environment(env)
         if not isinstance(query, str):
             raise ValidationError("query", f"must be a string, got {type(query).__name__}")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 100:
@@ -331,7 +331,8 @@ class Memory:
         self, *, scope: Scope, limit: int = 50, offset: int = 0, status: Status | str | None = None
     ) -> list[Lesson]:
         """Stored lessons ``scope`` sees, newest first, each with whether it may be injected."""
-        wanted = None if status is None else Status.parse(status)
+        scope, wanted = arguments.host_scope(scope), None if status is None else Status.parse(status)
+        limit, offset = _check.integer(limit, "limit"), _check.integer(offset, "offset")
         now = self.now()
         out = []
         for experience in self.store.lessons(scope, limit=limit, offset=offset, status=wanted):
@@ -340,7 +341,7 @@ class Memory:
         return out
 
     def get(self, id: str, *, scope: Scope) -> Experience:
-        found = self.store.get(scope, id)
+        found = self.store.get(arguments.host_scope(scope), id)
         if found is None:
             raise NotFoundError(f"no lesson {id!r} in this scope")
         return found
@@ -363,6 +364,7 @@ class Memory:
         counts once. A success's ``task`` (the run's request) becomes a wording the lesson is
         found by, if all who see the lesson may see ``scope``'s (``core.trust.wording_may_join``).
         ``known``: the lesson as a search in ``scope`` returned it, to skip reading it again."""
+        scope, attempts = arguments.host_scope(scope), _check.integer(attempts, "attempts", minimum=1)
         return count_outcome(self, id, scope=scope, success=success, key=key, task=task, attempts=attempts, known=known)
 
     # -- maintenance ---------------------------------------------------------------------

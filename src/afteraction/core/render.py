@@ -44,6 +44,10 @@ class BlockOptions:
     layout: Layout = "compact"
 
     def __post_init__(self) -> None:
+        for name in ("max_records", "max_bytes", "max_tokens"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ValidationError(name, f"must be an integer, got {type(value).__name__}")
         if self.max_records < 1:
             raise ValidationError("max_records", "must be at least 1")
         if self.max_bytes < 256:

@@ -152,8 +152,12 @@ class Checked:
     """
 
     def __init__(self, embedder: Embedder | AsyncEmbedder) -> None:
-        model_id = getattr(embedder, "model_id", None)
-        dimension = getattr(embedder, "dimension", None)
+        try:
+            model_id = getattr(embedder, "model_id", None)
+            dimension = getattr(embedder, "dimension", None)
+        except Exception as exc:  # a property that raises: the embedder cannot say what it is
+            kind = type(embedder).__name__
+            raise ConfigError(f"embedder {kind}: reading its model_id or dimension failed: {exc}") from exc
         if not isinstance(model_id, str) or not model_id.strip():
             raise ConfigError(f"embedder {embedder!r}: model_id must be a non-empty string, got {model_id!r}")
         if not isinstance(dimension, int) or isinstance(dimension, bool) or dimension <= 0:

@@ -1,0 +1,63 @@
+"""What a host passes to ``Memory``, checked where it is given: each problem is a
+``ValidationError`` naming the argument and its rule, raised before anything is recorded or read
+(inside a run, later, memory never raises; a mistake in setting it up is the host's to see)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from afteraction.errors import ValidationError
+from afteraction.model import Scope, Skill, _check
+
+__all__ = ["allowed", "environment", "experiences", "host_scope", "run_id", "skill", "verifiers"]
+
+
+def host_scope(value: object) -> Scope:
+    if not isinstance(value, Scope):
+        raise ValidationError("scope", f"must be a Scope built by the host, got {type(value).__name__}")
+    return value
+
+
+def allowed(value: object, field: str = "allow_args") -> tuple[str, ...]:
+    """Argument names whose values are kept; one string is refused, not read as its letters."""
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        example = f" (write ({value!r},))" if isinstance(value, str) else ""
+        raise ValidationError(field, f"must be a sequence of argument names, got {type(value).__name__}{example}")
+    names = tuple(value)
+    for i, name in enumerate(names):
+        if not isinstance(name, str):
+            raise ValidationError(f"{field}[{i}]", f"must be a string, got {type(name).__name__}")
+    return names
+
+
+def verifiers(value: object) -> Sequence[Callable[..., Any]]:
+    if not isinstance(value, (list, tuple)):
+        raise ValidationError("verify", f"must be a list of verifiers, got {type(value).__name__}")
+    for i, verifier in enumerate(value):
+        if not callable(verifier):
+            raise ValidationError(f"verify[{i}]", f"must be a verifier (a callable), got {type(verifier).__name__}")
+    return value
+
+
+def skill(value: object) -> Skill | None:
+    if value is not None and not isinstance(value, Skill):
+        raise ValidationError("skill", f"must be a Skill or None, got {type(value).__name__}")
+    return value
+
+
+def run_id(value: object) -> str | None:
+    """The host's id for a run (what makes a retry idempotent): an id, or None for a new one."""
+    return None if value is None else _check.name(value, "run_id", limit=_check.MAX_ID)
+
+
+def environment(value: object) -> Mapping[str, Any] | None:
+    if value is not None and not isinstance(value, Mapping):
+        raise ValidationError("env", f"must be a mapping of names to values, got {type(value).__name__}")
+    return value
+
+
+def experiences(value: object) -> Iterable[Any]:
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise ValidationError("experiences", f"must be an iterable of Experiences, got {type(value).__name__}")
+    return value
