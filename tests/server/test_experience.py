@@ -55,6 +55,13 @@ def store(http: TestClient, *lessons: aa.Experience) -> None:
     assert answer.status_code in (200, 201), answer.text
 
 
+def test_a_lesson_id_holding_a_slash_is_addressable_percent_encoded(http: TestClient) -> None:
+    store(http, lesson(id="legacy/17"))
+    assert http.get("/experience/lessons/legacy%2F17", params=SCOPE).json()["id"] == "legacy/17"
+    answer = http.post("/experience/lessons/legacy%2F17/outcome", json={"scope": SCOPE, "success": True})
+    assert answer.status_code == 200 and answer.json()["supporting"] == 2
+
+
 def test_search_block_and_lessons_answer_in_the_callers_tenant(http: TestClient) -> None:
     store(http, lesson())
     hits = http.post("/experience/search", json={"query": "refund stuck pending", "scope": SCOPE}).json()["hits"]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,7 +36,7 @@ def served(app: Starlette) -> set[tuple[str, str]]:
         assert isinstance(route, Route)
         for method in route.methods or ():
             if method != "HEAD":
-                found.add((route.path, method.lower()))
+                found.add((re.sub(r"\{(\w+):\w+\}", r"{\1}", route.path), method.lower()))  # OpenAPI has no converters
     return found
 
 

@@ -149,6 +149,40 @@ def test_odd_session_ids_in_the_path_are_4xx_json(client: TestClient, path: str)
     assert answer.json()["errors"][0]["message"]
 
 
+def test_ids_holding_a_slash_are_addressable_percent_encoded(client: TestClient) -> None:
+    """AEP ids are any strings; one with a slash ("billing/run-42") is named in a path as %2F."""
+    sent = event(session_id="billing/run-42", trace_id="otel/abc", type="task.created")
+    assert client.post("/events", json=sent).status_code == 202
+    for path in ("/sessions/billing%2Frun-42/events", "/sessions/billing%2Frun-42/tree", "/workflows/otel%2Fabc"):
+        answer = client.get(path)
+        assert answer.status_code == 200, (path, answer.text)
+        assert "billing/run-42" in answer.text
+    assert client.get("/sessions/billing%2Frun-42/export").status_code == 200
+    assert client.get("/sessions/billing%2Fother/events").status_code == 404
+
+
+@pytest.mark.parametrize("session", ["é" * 256, "😀" * 256])
+def test_the_pages_of_a_session_with_the_longest_id_follow_their_cursor(client: TestClient, session: str) -> None:
+    for n in range(3):
+        sent = event(f"{'é' * 255}{n}", session_id=session, time=f"2026-01-01T10:00:0{n}Z")
+        assert client.post("/events", json=sent).status_code == 202
+    path = f"/sessions/{session}/events"
+    seen, cursor = [], None
+    for _ in range(3):
+        answer = client.get(path, params={"limit": 1, **({"cursor": cursor} if cursor else {})})
+        assert answer.status_code == 200, answer.text
+        seen += [e["id"][-1] for e in answer.json()["events"]]
+        cursor = answer.json()["next_cursor"]
+    assert seen == ["0", "1", "2"]
+
+
+@pytest.mark.parametrize("name", ["id", "session_id", "trace_id", "source"])
+def test_an_id_with_a_control_character_is_refused_at_ingest(client: TestClient, name: str) -> None:
+    answer = client.post("/events", json=event(**{name: "a\u0000b"}))
+    assert answer.status_code == 400
+    assert answer.json()["errors"][0] == {"field": name, "message": "must not contain control characters"}
+
+
 def test_a_session_events_filtered_by_type_and_text(client: TestClient) -> None:
     post_stream(client)
     tools = client.get(f"/sessions/{TRAVEL}/events", params=[("type", "tool.called"), ("type", "error.raised")])

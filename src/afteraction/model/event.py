@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -47,6 +48,7 @@ _NOT_NULL = tuple(sorted(_KNOWN.difference(_REQUIRED)))
 _TYPES = frozenset(EVENT_TYPES)
 _IDS = (("id", _check.MAX_ID), ("source", 1024), ("session_id", _check.MAX_ID), ("trace_id", _check.MAX_ID))
 _optional_strings = attrgetter(*_OPTIONAL_STRINGS)
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +87,8 @@ class Event:
             value = getattr(self, name)
             if type(value) is not str or len(value) > limit or not value.strip():
                 _check.text(value, name, limit=limit)  # raises, naming the rule
+            if not value.isprintable() and _CONTROL.search(value):  # the read routes could never name it
+                raise ValidationError(name, "must not contain control characters")
         if not (isinstance(self.type, str) and self.type in _TYPES):
             raise ValidationError("type", f"must be one of the 12 core types; got {str(self.type)[:64]!r}")
         object.__setattr__(self, "instant", _check.parse_time(self.time, "time"))

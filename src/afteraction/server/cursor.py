@@ -20,7 +20,8 @@ from afteraction.errors import ValidationError
 
 __all__ = ["Cursors"]
 
-MAX_CURSOR = 512
+#: The longest cursor read: a position holds at most an id of 256 characters (up to 1 kB of UTF-8) and a time.
+MAX_CURSOR = 2048
 _TAG = 16
 
 
@@ -36,12 +37,14 @@ class Cursors:
     def __init__(self, key: bytes | None = None) -> None:
         self._key = key if key is not None else secrets.token_bytes(32)
 
-    def _tag(self, tenant: str, body: bytes) -> bytes:
-        return hmac.new(self._key, tenant.encode() + b"\x00" + body, hashlib.sha256).digest()[:_TAG]
+    def _tag(self, kind: str, tenant: str, body: bytes) -> bytes:
+        """The list (``kind``, which may hold a session id) is bound by the tag, not carried in the body."""
+        message = b"\x00".join((kind.encode(), tenant.encode(), body))
+        return hmac.new(self._key, message, hashlib.sha256).digest()[:_TAG]
 
     def encode(self, kind: str, tenant: str, position: list[Any]) -> str:
-        body = json.dumps([kind, position], separators=(",", ":"), ensure_ascii=False).encode()
-        return f"{_b64(body)}.{_b64(self._tag(tenant, body))}"
+        body = json.dumps(position, separators=(",", ":"), ensure_ascii=False).encode()
+        return f"{_b64(body)}.{_b64(self._tag(kind, tenant, body))}"
 
     def decode(self, kind: str, tenant: str, cursor: str) -> list[Any]:
         """The position a cursor of this list and tenant holds; ValidationError("cursor") otherwise."""
@@ -53,9 +56,9 @@ class Cursors:
             body, tag = _unb64(body_text), _unb64(tag_text)
         except (binascii.Error, ValueError):
             raise bad from None
-        if not hmac.compare_digest(tag, self._tag(tenant, body)):
+        if not hmac.compare_digest(tag, self._tag(kind, tenant, body)):
             raise bad
         found = json.loads(body)
-        if not (isinstance(found, list) and len(found) == 2 and found[0] == kind and isinstance(found[1], list)):
+        if not isinstance(found, list):
             raise bad
-        return found[1]
+        return found

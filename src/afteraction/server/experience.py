@@ -267,8 +267,8 @@ def routes(service: Service) -> list[Route]:
         Route("/experience/block", bound(block), methods=["POST"]),
         Route("/experience/lessons", bound(lessons), methods=["GET"]),
         Route("/experience/lessons", bound(add_lessons), methods=["POST"]),
-        Route("/experience/lessons/{lesson_id}", bound(lesson), methods=["GET"]),
-        Route("/experience/lessons/{lesson_id}/outcome", bound(outcome), methods=["POST"]),
+        Route("/experience/lessons/{lesson_id:path}", bound(lesson), methods=["GET"]),
+        Route("/experience/lessons/{lesson_id:path}/outcome", bound(outcome), methods=["POST"]),
         Route("/experience/runs", bound(submit_run), methods=["POST"]),
-        Route("/sessions/{session_id}/verdict", bound(verdict), methods=["POST"]),
+        Route("/sessions/{session_id:path}/verdict", bound(verdict), methods=["POST"]),
     ]

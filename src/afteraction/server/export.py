@@ -142,6 +142,6 @@ def routes(service: Service) -> list[Route]:
         return await export_range(service, request)
 
     return [
-        Route("/sessions/{session_id}/export", session, methods=["GET"]),
+        Route("/sessions/{session_id:path}/export", session, methods=["GET"]),
         Route("/export", between, methods=["GET"]),
     ]

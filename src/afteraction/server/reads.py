@@ -126,7 +126,7 @@ def routes(service: Service) -> list[Route]:
 
     return [
         Route("/sessions", sessions, methods=["GET"]),
-        Route("/sessions/{session_id}/events", events, methods=["GET"]),
-        Route("/sessions/{session_id}/tree", session, methods=["GET"]),
-        Route("/workflows/{trace_id}", trace, methods=["GET"]),
+        Route("/sessions/{session_id:path}/events", events, methods=["GET"]),
+        Route("/sessions/{session_id:path}/tree", session, methods=["GET"]),
+        Route("/workflows/{trace_id:path}", trace, methods=["GET"]),
     ]
