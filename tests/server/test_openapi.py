@@ -89,3 +89,32 @@ def test_no_input_makes_the_server_fail(
             assert response.json()["errors"], response.text[:500]
 
     check()
+
+
+def test_the_document_says_which_routes_need_no_key_and_that_every_other_may_be_rate_limited(tmp_path: Path) -> None:
+    public = {path for (path, _), op in OPERATIONS.items() if op.get("security") == []}
+    assert public == {"/health", "/ready", "/openapi.json"}
+    with keyed(tmp_path / "keyed.db") as server, TestClient(server.app) as http:
+        for path in public:
+            assert http.get(path).status_code == 200  # no key
+        assert http.get("/sessions").status_code == 401
+    for (path, method), op in OPERATIONS.items():
+        if path not in public:
+            assert "429" in op["responses"], (method, path)
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/experience/search", {"query": "refund", "scope": {"app": "a", "project": "p"}, "max_record": 3}),
+        ("/experience/block", {"task": "refund", "scope": {"app": "a", "project": "p"}, "layuot": "verbose"}),
+    ],
+)
+def test_an_experience_body_with_a_field_it_does_not_take_is_refused_naming_it(
+    app: Starlette, path: str, body: dict[str, object]
+) -> None:
+    with TestClient(app) as http:
+        answer = http.post(path, json=body)
+    assert answer.status_code == 400
+    (error,) = answer.json()["errors"]
+    assert error["field"] in ("max_record", "layuot") and "is not a field of this request" in error["message"]

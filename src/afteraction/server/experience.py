@@ -43,6 +43,7 @@ from afteraction.model import Event, Evidence, Experience, Run, Scope
 from afteraction.model._check import mapping
 from afteraction.server.common import Problem, Service, count, int_param, json, path_id
 from afteraction.server.ingest import parse_json, read_body
+from afteraction.server.openapi import OPERATIONS
 
 __all__ = ["routes"]
 
@@ -56,14 +57,38 @@ def _memory(service: Service) -> Memory:
     return service.memory
 
 
-async def _body(service: Service, request: Request) -> dict[str, Any]:
+async def _body(service: Service, request: Request, path: str) -> dict[str, Any]:
+    """The request's JSON object; a field its operation (``openapi.OPERATIONS``) does not name is
+    refused, not ignored: a misspelt ``max_record`` would otherwise change nothing, silently."""
     media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media != "application/json":
         raise Problem(415, "content-type", f"must be application/json, got {media or 'none'!r}")
     data = parse_json(await read_body(request, service.limits.batch_bytes), "body")
     if not isinstance(data, dict):
         raise Problem(400, "body", "must be a JSON object")
+    known = _FIELDS[path]
+    for name in data:
+        if name not in known:
+            raise Problem(400, str(name)[:64], f"is not a field of this request; it takes {', '.join(sorted(known))}")
     return data
+
+
+def _fields(path: str) -> frozenset[str]:
+    schema = OPERATIONS[(path, "post")]["requestBody"]["content"]["application/json"]["schema"]
+    return frozenset(schema["properties"])
+
+
+_FIELDS = {
+    path: _fields(path)
+    for path in (
+        "/experience/search",
+        "/experience/block",
+        "/experience/lessons",
+        "/experience/lessons/{lesson_id}/outcome",
+        "/experience/runs",
+        "/sessions/{session_id}/verdict",
+    )
+}
 
 
 def _scope(service: Service, request: Request, data: object, field: str = "scope") -> Scope:
@@ -122,7 +147,7 @@ def _optional_int(data: Mapping[str, Any], name: str) -> int | None:
 
 async def search(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
-    data = await _body(service, request)
+    data = await _body(service, request, "/experience/search")
     scope = _scope(service, request, data.get("scope"))
     query = _text(data, "query")
     k = _optional_int(data, "k")
@@ -133,7 +158,7 @@ async def search(service: Service, request: Request) -> JSONResponse:
 
 async def block(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
-    data = await _body(service, request)
+    data = await _body(service, request, "/experience/block")
     scope = _scope(service, request, data.get("scope"))
     task = _text(data, "task")
     layout = data.get("layout")
@@ -170,7 +195,7 @@ async def lesson(service: Service, request: Request) -> JSONResponse:
 
 async def add_lessons(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
-    data = await _body(service, request)
+    data = await _body(service, request, "/experience/lessons")
     items = data.get("lessons")
     if not isinstance(items, list) or not items:
         raise ValidationError("lessons", "must be a non-empty array of lessons")
@@ -191,7 +216,7 @@ async def add_lessons(service: Service, request: Request) -> JSONResponse:
 async def outcome(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
     id = path_id(request, "lesson_id")
-    data = await _body(service, request)
+    data = await _body(service, request, "/experience/lessons/{lesson_id}/outcome")
     scope = _scope(service, request, data.get("scope"))
     success = data.get("success")
     if not isinstance(success, bool):
@@ -209,7 +234,7 @@ def _learned(found: Experience | None) -> JSONResponse:
 
 async def submit_run(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
-    data = await _body(service, request)
+    data = await _body(service, request, "/experience/runs")
     run = Run.from_dict(data.get("run"), "run")
     _own(service, request, run.scope, "run.scope")
     given = data.get("given", ())
@@ -238,7 +263,7 @@ async def verdict(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
     tenant = service.tenant(request)
     session_id = path_id(request, "session_id")
-    data = await _body(service, request)
+    data = await _body(service, request, "/sessions/{session_id}/verdict")
     scope = _scope(service, request, data.get("scope"))
     items = data.get("evidence")
     if not isinstance(items, list) or not items:

@@ -49,11 +49,17 @@ def _query(name: str, schema: Schema, *, required: bool = False) -> Schema:
 
 
 def _path(name: str) -> Schema:
-    return {"name": name, "in": "path", "required": True, "schema": _ID}
+    about = "An id as stored; a '/' in it is sent percent-encoded (%2F)"
+    return {"name": name, "in": "path", "required": True, "schema": _ID, "description": about}
 
 
 def _object(required: tuple[str, ...], **properties: Schema) -> Schema:
     return {"type": "object", "required": list(required), "properties": properties}
+
+
+def _closed(required: tuple[str, ...], **properties: Schema) -> Schema:
+    """A request body whose other fields are refused (400 naming the field), not ignored."""
+    return {**_object(required, **properties), "additionalProperties": False}
 
 
 _PAGE = [_query("limit", {"type": "integer", "minimum": 1, "maximum": 500}), _query("cursor", _STRING)]
@@ -71,8 +77,9 @@ _GIVEN = {
         "(it called every tool of the lesson's worked steps) gets its verdict, once per run"
     ),
 }
-_READ = (400, 401, 403, 404)
-_WRITE = (400, 401, 403, 404, 413, 415)
+_READ = (400, 401, 403, 404, 429)
+_WRITE = (400, 401, 403, 404, 413, 415, 429)
+_PUBLIC: list[Schema] = []  # no API key needed
 
 #: (path, method) → the operation. The source of truth the test holds the app to.
 OPERATIONS: dict[tuple[str, str], Schema] = {
@@ -139,13 +146,13 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
     ("/metrics", "get"): {
         "summary": "The caller's tenant's counts: JSON, or Prometheus text (Accept or ?format=prometheus)",
         "parameters": [_query("format", {"enum": ["json", "prometheus"]})],
-        "responses": _answers(200, 400, 401, 403),
+        "responses": _answers(200, 400, 401, 403, 429),
     },
     ("/sessions/{session_id}/verdict", "post"): {
         "summary": "Judge the run assembled from a session's events with the host's evidence; learn it",
         "parameters": [_path("session_id")],
         "requestBody": _body(
-            _object(
+            _closed(
                 ("scope", "evidence"),
                 scope=_SCOPE,
                 evidence={"type": "array", "items": {"type": "object"}},
@@ -157,7 +164,7 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
     ("/experience/search", "post"): {
         "summary": "The best eligible lessons for a query, in the caller's tenant",
         "requestBody": _body(
-            _object(
+            _closed(
                 ("query", "scope"),
                 query=_STRING,
                 scope=_SCOPE,
@@ -170,7 +177,7 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
     ("/experience/block", "post"): {
         "summary": "The reference block to inject for a task (empty when no lesson qualifies)",
         "requestBody": _body(
-            _object(
+            _closed(
                 ("task", "scope"),
                 task=_STRING,
                 scope=_SCOPE,
@@ -195,7 +202,7 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
     },
     ("/experience/lessons", "post"): {
         "summary": "Import lessons as they are (idempotent by id)",
-        "requestBody": _body(_object(("lessons",), lessons={"type": "array", "items": {"type": "object"}})),
+        "requestBody": _body(_closed(("lessons",), lessons={"type": "array", "items": {"type": "object"}})),
         "responses": _answers(200, 201, *_WRITE),
     },
     ("/experience/lessons/{lesson_id}", "get"): {
@@ -207,7 +214,7 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
         "summary": "One more reuse outcome for a lesson: confidence and status follow",
         "parameters": [_path("lesson_id")],
         "requestBody": _body(
-            _object(
+            _closed(
                 ("scope", "success"),
                 scope=_SCOPE,
                 success={"type": "boolean"},
@@ -219,15 +226,21 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
     },
     ("/experience/runs", "post"): {
         "summary": "Learn a finished run that carries the host's checks",
-        "requestBody": _body(_object(("run",), run={"type": "object"}, given=_GIVEN)),
+        "requestBody": _body(_closed(("run",), run={"type": "object"}, given=_GIVEN)),
         "responses": _answers(200, 201, *_WRITE),
     },
     ("/admin/keys", "post"): {
         "summary": "Create an API key in the admin key's tenant; the secret is in this answer only",
         "requestBody": _body(
-            _object(
+            _closed(
                 ("scopes",),
-                scopes={"type": "array", "items": {"enum": ["read", "write", "admin"]}},
+                scopes={
+                    "oneOf": [
+                        {"type": "array", "items": {"enum": ["read", "write", "admin"]}},
+                        {"type": "string", "description": "Comma-separated, as the command line takes them"},
+                    ]
+                },
+                tenant={"type": "string", "description": "The admin key's own tenant, if given (another is 403)"},
                 project=_STRING,
                 name=_STRING,
                 rate={"type": "number"},
@@ -245,17 +258,18 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
     ("/admin/keys/{key_id}", "delete"): {
         "summary": "Revoke a key of the admin key's tenant: it reads nothing from then on",
         "parameters": [_path("key_id")],
-        "responses": _answers(200, 401, 403, 404, 429),
+        "responses": _answers(200, 400, 401, 403, 404, 429),
     },
-    ("/health", "get"): {"summary": "The process is up", "responses": _answers(200)},
-    ("/ready", "get"): {"summary": "The store answers", "responses": _answers(200, 503)},
-    ("/openapi.json", "get"): {"summary": "This document", "responses": _answers(200)},
+    ("/health", "get"): {"summary": "The process is up", "responses": _answers(200), "security": _PUBLIC},
+    ("/ready", "get"): {"summary": "The store answers", "responses": _answers(200, 503), "security": _PUBLIC},
+    ("/openapi.json", "get"): {"summary": "This document", "responses": _answers(200), "security": _PUBLIC},
 }
 
 _COMPONENTS: Schema = {
     "schemas": {
         "Error": _object(
             ("errors",),
+            error={"type": "string", "description": "The first error as one line: 'field: message'"},
             accepted={"type": "boolean"},
             errors={
                 "type": "array",
