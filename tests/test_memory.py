@@ -176,6 +176,27 @@ def test_async_face_is_the_same_implementation(mem: aa.Memory) -> None:
     assert len(hits) == 1 and block == mem.reference_block("refund stuck in pending", scope=AGENT)
 
 
+def test_the_async_face_has_every_method_of_the_memory(mem: aa.Memory) -> None:
+    sync_only = {"now", "report", "aio"}  # a clock, the error hook, the face itself
+    methods = {n for n in dir(aa.Memory) if not n.startswith("_") and callable(getattr(aa.Memory, n))} - sync_only
+    assert methods <= set(dir(aa.AsyncMemory)), methods - set(dir(aa.AsyncMemory))
+    run = learn(mem)
+    assert run.experience is not None
+
+    async def main() -> tuple[int, aa.Experience, list[aa.Experience], tuple[str, tuple[aa.Hit, ...]]]:
+        aio = mem.aio
+        added = await aio.add_many([make_experience("Imported lesson", scope=ACME, id="legacy-1")])
+        got = await aio.get(run.experience.id, scope=AGENT)  # type: ignore[union-attr]
+        exported = [e async for e in aio.export("acme", page=1)]
+        return added, got, exported, await aio.block_with_hits("refund stuck in pending", scope=AGENT)
+
+    added, got, exported, (block, shown) = asyncio.run(main())
+    assert added == 1 and got == run.experience
+    assert sorted(e.id for e in exported) == sorted(e.id for e in mem.export("acme"))
+    again, hits = mem.block_with_hits("refund stuck in pending", scope=AGENT)  # the clock moves: the same lessons
+    assert block == again and [h.id for h in shown] == [h.id for h in hits] == [run.experience.id]
+
+
 def test_calling_a_failed_tool_again_is_a_new_attempt(mem: aa.Memory) -> None:
     with mem.run("Refund ticket 42 is stuck in pending", scope=AGENT) as run:
         run.tool("run_refund_check", args={"strategy": "retry"}, error="LockHeldError: held")

@@ -7,7 +7,8 @@ blocks on the store, the embedder or the clock, and the two faces cannot drift a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import itertools
+from collections.abc import AsyncIterator, Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -58,6 +59,22 @@ class AsyncMemory:
 
     async def add(self, experience: Experience) -> bool:
         return await self._call(self.sync.add, experience)
+
+    async def add_many(self, experiences: Iterable[Experience]) -> int:
+        return await self._call(self.sync.add_many, experiences)
+
+    async def get(self, id: str, **kwargs: Any) -> Experience:
+        return await self._call(self.sync.get, id, **kwargs)
+
+    async def export(self, tenant: str | None = None, *, page: int = 500) -> AsyncIterator[Experience]:
+        """Every stored record (of one tenant), read ``page`` at a time off the event loop."""
+        records = self.sync.export(tenant)
+        while batch := await self._call(lambda: list(itertools.islice(records, page))):
+            for record in batch:
+                yield record
+
+    async def block_with_hits(self, task: str, **kwargs: Any) -> tuple[str, tuple[Hit, ...]]:
+        return await self._call(self.sync.block_with_hits, task, **kwargs)
 
     async def search(self, query: str, **kwargs: Any) -> list[Hit]:
         return await self._call(self.sync.search, query, **kwargs)
