@@ -224,8 +224,8 @@ def test_limits_refuse_with_a_report_never_a_crash() -> None:
     with mem.run("Refund ticket 42 is stuck in pending", scope=AGENT) as run:
         for _ in range(5):
             run.tool("poll", result="pending")
-        run.next_attempt()
-        run.next_attempt()
+        for _ in range(4):  # the limit is met once and reported once
+            run.next_attempt()
         run.tool("run_refund_check", result="issued")
         run.check("refund-issued", passed=True)
     assert reported == [

@@ -90,6 +90,7 @@ class RunRecorder:
         self._attempts: list[_RawAttempt] = [_RawAttempt()]
         self._evidence: list[Evidence] = []
         self._abstained = False
+        self._attempts_refused = 0
         self._done = False
         self._result: Experience | None = None
         self._feedback = feedback
@@ -142,12 +143,10 @@ class RunRecorder:
             if self._done:
                 return
             if len(self._attempts) >= self._limits.max_attempts:
-                self._report(
-                    ValidationError(
-                        "attempts", f"more than {self._limits.max_attempts} attempts; later calls join the last one"
-                    ),
-                    "run.next_attempt",
-                )
+                self._attempts_refused += 1
+                if self._attempts_refused == 1:  # reported once, as calls over their limit are
+                    rule = f"more than {self._limits.max_attempts} attempts; later calls join the last one"
+                    self._report(ValidationError("attempts", rule), "run.next_attempt")
                 return
             self._attempts.append(_RawAttempt())
 

@@ -65,6 +65,18 @@ def test_single_attempt_lesson() -> None:
     assert lesson_text(run, verdict) == "Verified after 1 attempt. Worked: attempt 0. Checks: [healthy]."
 
 
+def test_the_attempt_that_worked_is_not_called_failed() -> None:
+    """An error met within the attempt that worked (a retried call, or the ``with`` body raising after
+    the checks passed) is said where it worked, not listed as a failure of that same attempt."""
+    attempt = Attempt(0, (call("deploy", error="TimeoutError: slow"), call("deploy", result="ok")), "RuntimeError: x")
+    run = Run(id="r", task="Deploy", scope=ACME, started_at=T0, attempts=(attempt,), evidence=(Evidence("up", True),))
+    verdict = verify(run)
+    assert verdict is not None and verdict.passed
+    assert lesson_text(run, verdict) == (
+        "Verified after 1 attempt. Worked: attempt 0, past TimeoutError, RuntimeError. Checks: [up]."
+    )
+
+
 def test_golden_lessons() -> None:
     runs = {
         "verified": refund_run(),

@@ -61,14 +61,17 @@ def lesson_text(run: Run, verdict: Verdict) -> str:
     """e.g. ``Verified after 2 attempts. Failed: attempt 0 — LockHeldError. Worked: attempt 1.
     Checks: [refund-issued].``"""
     attempts = run.attempts or (Attempt(0),)
-    failed = [a for a in attempts if a.failed]
+    last = attempts[-1]
+    # the attempt that worked is not listed as failed: what it met on the way is said where it worked
+    failed = [a for a in attempts if a.failed and not (verdict.passed and a is last)]
     head = "Verified" if verdict.passed else "Failed verification"
     parts = [f"{head} after {_plural(len(attempts), 'attempt')}."]
     if failed:
         listed = "; ".join(f"attempt {a.index} — {', '.join(_attempt_errors(a)) or 'Error'}" for a in failed)
         parts.append(f"Failed: {listed}.")
     if verdict.passed:
-        parts.append(f"Worked: attempt {attempts[-1].index}.")
+        met = ", ".join(_attempt_errors(last)) if last.failed else ""
+        parts.append(f"Worked: attempt {last.index}" + (f", past {met}." if met else "."))
         parts.append(f"Checks: [{', '.join(verdict.checks)}].")
     else:
         parts.append(f"Checks failed: [{', '.join(verdict.failures)}].")
