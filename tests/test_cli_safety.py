@@ -120,3 +120,16 @@ def test_redact_url_masks_the_password_and_secret_options_only() -> None:
     )
     assert redact_url("http://u:pw@host:8787") == "http://u:***@host:8787"
     assert redact_url("/srv/memory.db") == "/srv/memory.db"
+
+
+def test_an_import_naming_one_id_twice_is_refused_and_a_kept_lesson_said_so(tmp_path: Path) -> None:
+    path = tmp_path / "in.jsonl"
+    other = {**MINIMAL, "task": "Another lesson under the same id"}
+    path.write_text(json.dumps(MINIMAL) + "\n" + json.dumps(other) + "\n")
+    db = str(tmp_path / "s.db")
+    code, _, err = cli("import", str(path), "--db", db)
+    assert code == 2 and "line 2: id 'legacy-1' of tenant 'acme' is on line 1" in err
+    path.write_text(json.dumps(MINIMAL) + "\n")
+    assert cli("import", str(path), "--db", db)[1] == "read 1, added 1, already present 0\n"
+    code, out, _ = cli("import", str(path), "--db", db)
+    assert out.startswith("read 1, added 0, already present 1 (a lesson of that id was in the tenant already")

@@ -213,23 +213,32 @@ def import_(file: IO[str], db: str, as_json: bool) -> None:
         now = memory.now()
         records: list[Experience] = []
         problems: list[str] = []
+        first: dict[tuple[str, str], int] = {}  # (tenant, id) → the line that holds it
         for number, line in _lines(file):
             if _not_utf8(line):
                 problems.append(f"line {number}: is not UTF-8 text")
                 continue
             try:
-                records.append(Experience.from_dict(json.loads(line), now=now))
+                record = Experience.from_dict(json.loads(line), now=now)
             except json.JSONDecodeError as exc:
                 problems.append(f"line {number}: not JSON ({exc.msg})")
+                continue
             except ValidationError as exc:
                 problems.append(f"line {number}: {exc}")
+                continue
+            seen = first.setdefault((record.scope.tenant, record.id), number)
+            if seen != number:  # ids are unique in a tenant: the second would be dropped unseen
+                problems.append(f"line {number}: id {record.id!r} of tenant {record.scope.tenant!r} is on line {seen}")
+            records.append(record)
         if problems:
             raise ValidationError(file.name, "nothing imported:\n  " + "\n  ".join(problems[:20]))
         added = memory.add_many(records)
     if as_json:
         click.echo(json.dumps({"read": len(records), "added": added, "existing": len(records) - added}))
     else:
-        click.echo(f"read {len(records)}, added {added}, already present {len(records) - added}")
+        kept = len(records) - added
+        note = " (a lesson of that id was in the tenant already: the stored one is kept)" if kept else ""
+        click.echo(f"read {len(records)}, added {added}, already present {kept}{note}")
 
 
 @main.command()
