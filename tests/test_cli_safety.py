@@ -133,3 +133,10 @@ def test_an_import_naming_one_id_twice_is_refused_and_a_kept_lesson_said_so(tmp_
     assert cli("import", str(path), "--db", db)[1] == "read 1, added 1, already present 0\n"
     code, out, _ = cli("import", str(path), "--db", db)
     assert out.startswith("read 1, added 0, already present 1 (a lesson of that id was in the tenant already")
+
+
+def test_a_scope_part_given_twice_with_two_values_is_refused(tmp_path: Path) -> None:
+    db = store_with(tmp_path / "s.db", "Package feed returns 401")
+    code, _, err = cli("lessons", *ACME, "--scope", "tenant=globex", "--db", db)
+    assert code == 2 and "--scope: gives tenant twice ('acme' and 'globex')" in err
+    assert cli("lessons", *ACME, "--scope", "tenant=acme", "--db", db)[0] == 0  # the same value again is harmless

@@ -55,6 +55,8 @@ def _pairs(values: Sequence[str], option: str) -> dict[str, str]:
         key, sep, item = value.partition("=")
         if not sep or not key.strip():
             raise ValidationError(option, f"expects KEY=VALUE, got {value!r}")
+        if key.strip() in out and out[key.strip()] != item:  # which one was meant cannot be guessed
+            raise ValidationError(option, f"gives {key.strip()} twice ({out[key.strip()]!r} and {item!r})")
         out[key.strip()] = item
     return out
 
