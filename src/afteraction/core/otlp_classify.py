@@ -14,6 +14,7 @@ import re
 from typing import Literal
 
 from afteraction.core.otlp_spans import Span
+from afteraction.core.redact import scrub_text
 
 __all__ = ["Role", "agent_name", "classify", "tool_name"]
 
@@ -69,7 +70,9 @@ def classify(span: Span) -> Role | None:
 
 
 def _clean(name: str) -> str:
-    return " ".join(_CONTROL.sub(" ", name).split())[:_MAX_NAME].strip()
+    """A name as events carry it (a session's source and subject, a payload's agent or tool): secrets
+    scrubbed, control characters and runs of space made one space, bounded."""
+    return " ".join(_CONTROL.sub(" ", scrub_text(name)).split())[:_MAX_NAME].strip()
 
 
 def _from_span_name(span: Span) -> str:

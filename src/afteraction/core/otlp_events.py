@@ -35,7 +35,7 @@ from afteraction.core.otlp_messages import ModelToolCall, model_tool_calls, text
 from afteraction.core.otlp_sessions import Item, Session, sessions
 from afteraction.core.otlp_spans import Span
 from afteraction.core.otlp_values import envelope_call_id, error_of, is_schema, loads, unwrap
-from afteraction.core.sanitize import LIMITS, Limits, sanitize
+from afteraction.core.sanitize import LIMITS, Limits, sanitize, scrub_text
 from afteraction.errors import ValidationError
 from afteraction.model import Event
 from afteraction.model.event import AgentRole
@@ -58,7 +58,8 @@ _RESULTS = (
 
 
 def _name(value: str) -> str:
-    return value if len(value) <= 200 else value[:200]
+    """A name or id the events carry as it is (a span's name, its scope, a model): scrubbed, bounded."""
+    return scrub_text(value)[:200]
 
 
 def _first(span: Span, keys: tuple[str, ...]) -> Any:

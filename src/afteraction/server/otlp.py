@@ -37,11 +37,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from afteraction.core.capture import clean_event
 from afteraction.core.otlp_events import map_spans
 from afteraction.core.otlp_pending import dumps, loads, split
 from afteraction.core.otlp_spans import Batch, Span, decode_traces
-from afteraction.core.sanitize import LIMITS
 from afteraction.errors import ValidationError
 from afteraction.server.common import Problem, Service
 from afteraction.server.ingest import parse_json, read_body
@@ -126,8 +124,8 @@ def _ingest(service: Service, buffer: SpanBuffer, tenant: str, media: str, body:
     batch = _decoded(media, body)
     ready, freed = gather(buffer, tenant, batch.spans, now=time.time())
     mapped = map_spans(ready)
-    if mapped.events:  # cleaned as a posted event is: secrets never stored, sizes bounded
-        added = service.events.add_many(tenant, [clean_event(event, LIMITS) for event in mapped.events])
+    if mapped.events:  # the mapping scrubbed them (content sanitized, names and ids scrubbed and bounded)
+        added = service.events.add_many(tenant, list(mapped.events))
         service.metrics.ingested(tenant, sum(added), len(added) - sum(added))
     buffer.drop(tenant, freed)  # only once their events are stored: a crash before leaves them held
     message = "; ".join((*batch.errors, *mapped.errors))[:_MAX_MESSAGE]
