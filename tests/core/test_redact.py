@@ -166,6 +166,35 @@ ORDINARY = [
 ]
 
 
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Rotate sk-proj-\u200bAbCdEfGhIjKlMnOpQrStUvWxYz0123456789 now", "AbCdEfGhIjKlMnOpQrStUvWxYz"),
+        ("key sk-proj-AbCdEf\u00adGhIjKlMnOpQrStUvWxYz0123456789", "GhIjKlMnOpQrStUvWxYz"),
+        (
+            "\uff53\uff4b\uff0d\uff50\uff52\uff4f\uff4a\uff0d" + "\uff21\uff42\uff23\uff44" * 6 + "\uff11\uff12",
+            "\uff21\uff42",
+        ),
+        ("mail alice\u200b@example.com", "alice"),
+        ("card 4111\u200b1111\u200b1111\u200b1111", "1111"),
+        ("aws AKIA\u200bIOSFODNN7EXAMPLE", "IOSFODNN7EXAMPLE"),
+        ("password\u200b=hunter2hunter2", "hunter2hunter2"),
+        ("gh ghp_\u2060A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", "A1b2C3d4E5f6G7h8I9j0"),
+    ],
+)
+def test_a_secret_hidden_by_invisible_or_look_alike_characters_is_redacted(text: str, secret: str) -> None:
+    """The block shows text as a reader sees it (zero-width characters gone, fullwidth folded): the scrubber
+    reads it so too, and keeps the scrubbed text in that form."""
+    scrubbed = scrub_text(text)
+    assert secret not in scrubbed and "[REDACTED:" in scrubbed
+    assert scrub_text(scrubbed) == scrubbed
+
+
+@pytest.mark.parametrize("text", ["caf\u00e9\ttab\u200bjoin", "fam\u00edlia \U0001f468\u200d\U0001f469 ok", "a\tb\nc"])
+def test_text_with_invisible_characters_but_no_secret_is_kept_as_it_came(text: str) -> None:
+    assert scrub_text(text) == text
+
+
 @pytest.mark.parametrize("text", ORDINARY)
 def test_ordinary_text_is_untouched(text: str) -> None:
     assert scrub_text(text) == text

@@ -24,7 +24,16 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-__all__ = ["BEGIN_MARKER", "END_MARKER", "LABELS", "MARKER_REMOVED", "ROLES", "is_marker_like", "neutralize"]
+__all__ = [
+    "BEGIN_MARKER",
+    "END_MARKER",
+    "LABELS",
+    "MARKER_REMOVED",
+    "ROLES",
+    "is_marker_like",
+    "neutralize",
+    "visible",
+]
 
 BEGIN_MARKER = "=== BEGIN REFERENCE (UNTRUSTED REFERENCE MATERIAL) ==="
 END_MARKER = "=== END REFERENCE ==="
@@ -145,6 +154,12 @@ def _visible(text: str) -> str:
             break
         text = done
     return text
+
+
+def visible(text: str) -> str:
+    """``text`` as a reader sees it: look-alikes folded (NFKC), invisible characters gone, other spaces plain
+    (step 1 of ``neutralize``, line breaks kept). The secret scrubber looks at this form too."""
+    return _visible(text)
 
 
 def _fold(text: str) -> str:

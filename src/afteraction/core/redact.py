@@ -17,6 +17,8 @@ import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
+from afteraction.core.neutralize import visible
+
 __all__ = ["REDACTED", "is_secret_name", "redact_url", "redaction", "scrub_text"]
 
 REDACTED = "[REDACTED]"
@@ -368,16 +370,39 @@ def _may_hold_secret(text: str) -> bool:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# What a reader does not see, so that it could split a secret the block then shows whole: controls other than tab
+# and line breaks, format characters (Unicode's Cf: zero-width, soft hyphen, bidi, tags), variation selectors,
+# fillers and private use. A quick necessary condition only: ``neutralize.visible`` decides by category.
+_HIDING = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160"
+    "\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u2800\u3164\ue000-\uf8ff\ufe00-\ufe0f"
+    "\ufeff\uffa0\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e01ef\U000f0000-\U0010ffff]"
+)
+
+
+def _may_hide(text: str) -> bool:
+    """Whether a reader could see ``text`` otherwise than it is: compatibility forms (fullwidth letters) that
+    NFKC folds, or characters ``neutralize.visible`` removes."""
+    if text.isascii():
+        return not text.isprintable() and _HIDING.search(text) is not None
+    return not unicodedata.is_normalized("NFKC", text) or _HIDING.search(text) is not None
 
 
 def scrub_text(text: str) -> str:
     """``text`` with every secret found in it replaced by ``[REDACTED:<kind>]``; ordinary words are untouched.
     A lone surrogate (text decoded with ``surrogateescape``: a file name, a process's output) becomes U+FFFD:
-    it is not Unicode text, and no store can keep it."""
+    it is not Unicode text, and no store can keep it. Text is also read as a reader sees it (``neutralize.visible``:
+    look-alikes folded, invisible characters gone): when a secret shows only there (``sk-\u200bproj-…``, fullwidth
+    letters), the text is kept in that form, scrubbed; otherwise it is kept as it came."""
     if not text.isascii() and _SURROGATE.search(text):
         text = _SURROGATE.sub("\ufffd", text)
     if len(text) < 20 and text.replace("_", "").isalpha():
         return text  # a short word: no secret fits in it
+    if _may_hide(text):
+        seen = visible(text)  # what the block shows: a zero-width space or fullwidth letters cannot hide a key
+        if seen != text and _may_hold_secret(seen) and (scrubbed := _scrub(seen)) != seen:
+            return scrubbed  # a secret hid in the characters: kept as a reader sees it, scrubbed
     if not _may_hold_secret(text):
         return text  # none of the conditions below holds
     return _scrub(text)
