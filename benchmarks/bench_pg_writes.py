@@ -255,6 +255,7 @@ def _writer(how: str, url: str, start: int, n: int, ready: Any, go: Any, spent: 
         assert store is not None
         store.put_many(lessons)
         memory = aa.Memory(store, embedder=None)
+        memory.handed.add(lessons)  # as a run's search would have handed them out
     try:
         ready.wait()
         go.wait()

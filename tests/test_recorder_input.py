@@ -146,3 +146,40 @@ def test_a_run_finished_again_reports_the_record_that_is_stored(mem: aa.Memory) 
     assert first.experience is not None and again.experience is not None
     assert again.experience == first.experience == mem.get(first.experience.id, scope=SCOPE)
     assert again.experience.status is aa.Status.VALIDATED
+
+
+def test_a_run_whose_id_another_scope_holds_is_reported_not_said_stored(mem: aa.Memory) -> None:
+    """Ids are unique in a tenant: a lesson added in one project under the id another project's run will
+    derive must not make that run's lesson vanish while the run says it was stored."""
+    from afteraction.core.ids import experience_id
+
+    there = aa.Scope(tenant="acme", app="ops", project="payments")
+    squatter = make_experience("Unrelated", scope=SCOPE, id=experience_id("ci-7", there))
+    assert mem.add(squatter)
+    reported: list[BaseException] = []
+    with mem.run("Clear the cache", scope=there, run_id="ci-7", on_error=lambda e, w: reported.append(e)) as run:
+        run.tool("clear_cache", result="ok")
+        run.check("cache-empty", passed=True)
+    assert run.experience is None
+    (error,) = reported
+    assert isinstance(error, aa.ConflictError) and "another scope's" in str(error)
+
+
+@pytest.mark.parametrize("backend", ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_a_nul_in_a_run_is_made_storable_on_every_backend(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """PostgreSQL refuses a NUL in text: a run with one (a binary tool output) lost its lesson there only."""
+    url = {"memory": ":memory:", "sqlite": str(tmp_path / "m.db")}.get(backend) or request.getfixturevalue("pg_url")
+    reported: list[str] = []
+    scope = aa.Scope(tenant=f"nul-{backend}", app="ops", project="deploys")
+    with aa.Memory.open(url, embedder=None, on_error=lambda e, w: reported.append(w)) as memory:
+        with memory.run("Task with a NUL \x00 byte", scope=scope, run_id="n1") as run:
+            run.tool("tool", result="ok\x00", error=None)
+            run.tool("tool", error="OSError: bad \x00 path")
+            run.check("c", passed=True, detail="fine\x00")
+        assert run.experience is not None and reported == []
+        assert "\x00" not in json.dumps(run.experience.to_dict())
+        assert memory.get(run.experience.id, scope=scope) == run.experience
+        with pytest.raises(aa.NotFoundError):
+            memory.get("exp_\x00", scope=scope)  # no lesson can have that id, on any backend

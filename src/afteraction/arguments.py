@@ -10,7 +10,7 @@ from typing import Any
 from afteraction.errors import ValidationError
 from afteraction.model import Scope, Skill, _check
 
-__all__ = ["allowed", "environment", "experiences", "host_scope", "run_id", "skill", "verifiers"]
+__all__ = ["allowed", "environment", "experiences", "host_scope", "lesson_id", "run_id", "skill", "verifiers"]
 
 
 def host_scope(value: object) -> Scope:
@@ -61,3 +61,14 @@ def experiences(value: object) -> Iterable[Any]:
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
         raise ValidationError("experiences", f"must be an iterable of Experiences, got {type(value).__name__}")
     return value
+
+
+def lesson_id(value: object) -> str | None:
+    """A lesson id to look up; None when no lesson can have it (blank, too long, a control character), which
+    every backend then answers alike: no such lesson."""
+    if not isinstance(value, str):
+        raise ValidationError("id", f"must be a string, got {type(value).__name__}")
+    try:
+        return _check.name(value, "id", limit=_check.MAX_ID)
+    except ValidationError:
+        return None

@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 import httpx
 
+from afteraction import arguments
 from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout
 from afteraction.core.sanitize import LIMITS, Limits
 from afteraction.errors import (
@@ -33,7 +34,7 @@ from afteraction.errors import (
     StoreError,
     ValidationError,
 )
-from afteraction.feedback import OUTCOME_ATTEMPTS
+from afteraction.feedback import OUTCOME_ATTEMPTS, Handed
 from afteraction.memory import Memory, _log_error, _utc_now
 from afteraction.model import Experience, Hit, Lesson, Scope, Status
 from afteraction.recorder import ErrorHandler
@@ -102,7 +103,8 @@ class RemoteMemory(Memory):
         self.url = url.rstrip("/")
         self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout, transport=transport)
         self.on_error = on_error or _log_error
-        self.allow_args = tuple(allow_args)
+        self.allow_args = arguments.allowed(allow_args)
+        self.handed = Handed()  # the service counts outcomes; kept so the recorder's feedback finds it
         self.limits = limits
         self.block_options = block
         self._clock = clock

@@ -16,8 +16,10 @@ lesson its first finish stored): that is not independent evidence. Each failure 
 from __future__ import annotations
 
 import random
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from afteraction.core.capture import clean_task
@@ -28,7 +30,7 @@ from afteraction.model import Experience, Run, Scope, _check
 if TYPE_CHECKING:
     from afteraction.memory import Memory
 
-__all__ = ["MAX_BACKOFF", "MAX_GIVEN", "OUTCOME_ATTEMPTS", "count_outcome", "feed_back", "outcome_key"]
+__all__ = ["MAX_BACKOFF", "MAX_GIVEN", "OUTCOME_ATTEMPTS", "Handed", "count_outcome", "feed_back", "outcome_key"]
 
 #: Lessons one run may report to (a block holds at most 100).
 MAX_GIVEN = 100
@@ -37,6 +39,29 @@ MAX_GIVEN = 100
 MAX_BACKOFF = 0.05
 #: ``Memory.record_outcome``'s default attempts.
 OUTCOME_ATTEMPTS = 30
+
+
+class Handed:
+    """The lessons a memory handed out lately (its searches' hits, its reads), by identity: what ``known``
+    may be. An outcome updates the lesson it is given, so a ``known`` that is not one of these (made by the
+    caller, or changed with ``dataclasses.replace``) is not trusted: what is stored is read instead."""
+
+    def __init__(self, size: int = 4_096) -> None:
+        self._size = size
+        self._held: OrderedDict[int, Experience] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, experiences: Iterable[Experience]) -> None:
+        with self._lock:
+            for experience in experiences:
+                self._held[id(experience)] = experience  # the reference keeps the id from being reused
+                self._held.move_to_end(id(experience))
+            while len(self._held) > self._size:
+                self._held.popitem(last=False)
+
+    def __contains__(self, experience: object) -> bool:
+        with self._lock:
+            return self._held.get(id(experience)) is experience
 
 
 def count_outcome(
@@ -60,6 +85,8 @@ def count_outcome(
         not isinstance(known, Experience) or (known.scope.tenant, known.id) != (scope.tenant, id)
     ):
         raise ValidationError("known", f"must be lesson {id!r} of tenant {scope.tenant!r} as a search returned it")
+    if known is not None and (known not in memory.handed or not scope.sees(known.scope)):
+        known = None  # not as this memory handed it to this scope: read what is stored (and may be seen)
     key = None if key is None else _check.name(key, "key", limit=_check.MAX_ID)
     if task is not None and not isinstance(task, str):
         raise ValidationError("task", f"must be a string, got {type(task).__name__}")

@@ -34,8 +34,8 @@ from afteraction.core.text import MAX_QUERY_TERMS, query_terms
 from afteraction.core.verify import Verifier
 from afteraction.core.verify import verify as check_run
 from afteraction.embed.base import AsyncEmbedder, Embedder
-from afteraction.errors import ConfigError, EmbedderError, NotFoundError, ValidationError
-from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, count_outcome, feed_back
+from afteraction.errors import ConfigError, ConflictError, EmbedderError, NotFoundError, ValidationError
+from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, Handed, count_outcome, feed_back
 from afteraction.indexing import Indexer
 from afteraction.memory_async import AsyncMemory
 from afteraction.model import Experience, Hit, Lesson, Run, Scope, Skill, Status, _check
@@ -103,6 +103,7 @@ class Memory:
         self.weights = weights
         self.block_options = block
         self._clock = clock
+        self.handed = Handed()  # what an outcome's ``known`` may be
         self._indexer: Indexer | None = None
         if self._channel.configured and isinstance(store, VectorStore):
             self._indexer = Indexer(store, lazy, report=self.report)
@@ -196,11 +197,15 @@ class Memory:
         return experience
 
     def _store_finished(self, experience: Experience) -> Experience:
-        """The record stored for a finished run: this one, or the one a finish of the same run stored before."""
-        if not self.store.put(experience):  # ids derive from the run: the first record stays
-            return self.store.get(experience.scope, experience.id) or experience
-        self._index([experience])
-        return experience
+        """The record stored for a finished run: this one, or the one a finish of the same run stored before.
+        ConflictError when the id is another scope's in the tenant (a record added under it): nothing stored."""
+        if self.store.put(experience):
+            self._index([experience])
+            return experience
+        stored = self.store.get(experience.scope, experience.id)  # ids derive from the run: the first stays
+        if stored is None or stored.scope != experience.scope:
+            raise ConflictError(f"lesson {experience.id!r} is another scope's in this tenant: this run's not stored")
+        return stored
 
     def _index(self, experiences: Sequence[Experience]) -> None:
         if self._indexer is not None:
@@ -273,7 +278,9 @@ class Memory:
                 text, merged, scope=scope, now=now, env=env, weights=self.weights, hybrid=True, cosine_bound=bound
             )
         # a store may decode its candidates only as far as ranking reads them: the hits handed out are whole
-        return [Hit(settled(hit.experience), hit.score, hit.relevance, hit.factors) for hit in hits[:k]]
+        handed = [Hit(settled(hit.experience), hit.score, hit.relevance, hit.factors) for hit in hits[:k]]
+        self.handed.add(hit.experience for hit in handed)
+        return handed
 
     def _note(self, status: ChannelStatus) -> None:
         """Keep the last status; report a failure of the vector channel once per reason in a row."""
@@ -341,9 +348,11 @@ class Memory:
         return out
 
     def get(self, id: str, *, scope: Scope) -> Experience:
-        found = self.store.get(arguments.host_scope(scope), id)
+        scope, known_id = arguments.host_scope(scope), arguments.lesson_id(id)
+        found = None if known_id is None else self.store.get(scope, known_id)
         if found is None:
             raise NotFoundError(f"no lesson {id!r} in this scope")
+        self.handed.add((found,))
         return found
 
     # -- feedback ------------------------------------------------------------------------

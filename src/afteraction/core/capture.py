@@ -59,7 +59,7 @@ def clean_task(text: str, limits: Limits) -> str:
 def clean_name(value: object, limit: int = 200) -> str:
     """A name (a tool's, a check's, a call's id, an environment fact's): secrets scrubbed, control
     characters and runs of whitespace made one space, cut at ``limit``; anything made a string."""
-    return " ".join(_CONTROL.sub(" ", scrub_text(str(value))).split())[:limit]
+    return scrub_text(" ".join(_CONTROL.sub(" ", str(value)).split()))[:limit]
 
 
 def clean_env(env: Mapping[Any, Any] | None) -> dict[str, str]:

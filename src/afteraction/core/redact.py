@@ -391,10 +391,18 @@ def _may_hide(text: str) -> bool:
 
 def scrub_text(text: str) -> str:
     """``text`` with every secret found in it replaced by ``[REDACTED:<kind>]``; ordinary words are untouched.
-    A lone surrogate (text decoded with ``surrogateescape``: a file name, a process's output) becomes U+FFFD:
-    it is not Unicode text, and no store can keep it. Text is also read as a reader sees it (``neutralize.visible``:
-    look-alikes folded, invisible characters gone): when a secret shows only there (``sk-\u200bproj-…``, fullwidth
-    letters), the text is kept in that form, scrubbed; otherwise it is kept as it came."""
+
+    A lone surrogate (text decoded with ``surrogateescape``: a file name, a process's output) becomes U+FFFD: it
+    is not Unicode text, and no store can keep it; so does a NUL (PostgreSQL refuses it in text). Text is also
+    read as a reader sees it (``neutralize.visible``: look-alikes folded, invisible characters gone): when a
+    secret shows only there (``sk-\u200bproj-…``, fullwidth letters), the text is kept in that form, scrubbed;
+    otherwise it is kept as it came."""
+    found = _scrub_text(text)
+    return found.replace("\x00", "\ufffd") if "\x00" in found else found  # no store keeps a NUL in text
+
+
+def _scrub_text(text: str) -> str:
+    """``scrub_text`` before a NUL is replaced."""
     if not text.isascii() and _SURROGATE.search(text):
         text = _SURROGATE.sub("\ufffd", text)
     if len(text) < 20 and text.replace("_", "").isalpha():
