@@ -132,3 +132,41 @@ def test_a_put_cut_off_every_time_fails_cleanly_and_stores_nothing(
     assert ender() == RETRIES + 1
     assert stored(pg_url, pg_cluster) == []
     assert store.put(experience("one", scope=GLOBEX)) is True
+
+
+def test_the_service_paths_take_another_connection_when_a_pooled_one_died(pg_cluster: Cluster, pg_url: str) -> None:
+    """Events, sessions and keys run several statements per transaction (``_settled``); a connection the server
+    ended while it sat in the pool is found dead by the first one, and another is taken: no request fails."""
+    from afteraction.store.postgres_events import PostgresEvents
+    from afteraction.store.postgres_keys import PostgresKeys
+
+    store = PostgresStore(f"{pg_url}&pool_min_size=4&pool_max_size=4")
+    try:
+        events, keys = PostgresEvents(store), PostgresKeys(store)
+        assert store._pool is not None
+        store._pool.wait()  # all four connected
+        with psycopg.connect(pg_cluster.admin_url, autocommit=True) as db:
+            ended = db.execute(
+                "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE pid <> pg_backend_pid() AND datname = %s",
+                (str(psycopg.conninfo.conninfo_to_dict(pg_url)["dbname"]),),
+            ).fetchone()
+        assert ended is not None and ended[0] >= 1
+        for _ in range(6):
+            assert events.sessions("acme", limit=5) == []
+            assert keys.find("key_nothing") is None
+    finally:
+        store.close()
+
+
+def test_a_pool_with_no_free_connection_fails_after_its_timeout_once(pg_url: str) -> None:
+    store = PostgresStore(f"{pg_url}&pool_min_size=1&pool_max_size=1&pool_timeout=0.5")
+    try:
+        assert store._pool is not None
+        with store._pool.connection():  # the only connection, held
+            started = time.monotonic()
+            with pytest.raises(StoreError, match="couldn't get a connection"):
+                store.get(SCOPE, "exp-1")
+            assert time.monotonic() - started < 1.4  # not retried as a lost connection (three waits)
+    finally:
+        store.close()

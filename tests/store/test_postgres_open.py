@@ -143,3 +143,14 @@ def test_a_role_missing_privileges_is_told_the_grants(pg_cluster: Cluster, pg_ur
         PostgresEvents(store)
     finally:
         store.close()
+
+
+def test_pool_options_leave_the_other_options_encoded_as_libpq_reads_them() -> None:
+    url, options = pool_options(
+        "postgresql://app@/db?host=/run/pg&options=-c%20statement_timeout%3D5000&application_name=billing%20agent"
+        "&pool_max_size=3"
+    )
+    assert url == (
+        "postgresql://app@/db?host=/run/pg&options=-c%20statement_timeout%3D5000&application_name=billing%20agent"
+    )
+    assert options == {"max_size": 3.0}

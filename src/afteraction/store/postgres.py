@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import psycopg
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from afteraction.core.redact import redact_url
 from afteraction.core.text import search_stems
@@ -119,16 +119,21 @@ def pool_options(url: str) -> tuple[str, dict[str, float]]:
         options[name.removeprefix("pool_")] = float(number)
     if not options:
         return url, options
-    return urlunsplit(parts._replace(query=urlencode(kept, safe="/:@"))), options
+    # %20, not "+", for a space: libpq does not read "+" as one (``options=-c%20statement_timeout%3D5000``)
+    return urlunsplit(parts._replace(query=urlencode(kept, safe="/:@", quote_via=quote))), options
 
 
 def _lost(exc: BaseException | None) -> bool:
     """Whether ``exc`` says the connection itself failed (the server went away, or ended this
     session): the operation may be tried again on another connection."""
-    if not isinstance(exc, psycopg.OperationalError):
-        return False
+    if not isinstance(exc, psycopg.OperationalError) or isinstance(exc, PoolTimeout):
+        return False  # a pool with no free connection is busy, not broken: waiting again would triple the wait
     state = exc.sqlstate
     return state is None or state.startswith(("08", "57P"))
+
+
+class _Lost(Exception):
+    """The connection was found dead before the caller's work began: take another."""
 
 
 class PostgresStore(PostgresVectors):
@@ -208,20 +213,41 @@ class PostgresStore(PostgresVectors):
                 raise StoreError(f"the PostgreSQL store at {self._where} failed: {explain(exc)}") from exc
         raise AssertionError("unreachable")
 
-    @contextmanager
-    def _transaction(self, tenant: str | None) -> Iterator[psycopg.Cursor[tuple[Any, ...]]]:
+    def _transaction(self, tenant: str | None) -> AbstractContextManager[psycopg.Cursor[tuple[Any, ...]]]:
         """A cursor in one transaction that sees ``tenant``'s rows only (every tenant's, read
         only, when None): for the other tables in this database (events), whose operations
         take several statements with results in between."""
-        if self._pool is None:
-            raise StoreError(f"the store at {self._where} is closed")
-        setting = ("afteraction.all_tenants", "on") if tenant is None else ("afteraction.tenant", tenant)
-        try:
-            with self._pool.connection() as db, db.transaction(), db.cursor() as cur:
-                cur.execute("SELECT set_config(%s, %s, true)", setting)
-                yield cur
-        except psycopg.Error as exc:
-            raise StoreError(f"the PostgreSQL store at {self._where} failed: {explain(exc)}") from exc
+        return self._settled(("all_tenants", "on") if tenant is None else ("tenant", tenant))
+
+    @contextmanager
+    def _settled(self, *settings: tuple[str, str]) -> Iterator[psycopg.Cursor[tuple[Any, ...]]]:
+        """A cursor in one transaction with the ``afteraction.<name>`` settings made. A connection
+        found dead by the first statement (the server ended it while it sat in the pool) is
+        dropped with the others that died with it, and another is taken (``RETRIES`` times),
+        as ``_retrying`` does: nothing of the caller's has run on it yet."""
+        for attempt in range(RETRIES + 1):
+            pool = self._pool
+            if pool is None:
+                raise StoreError(f"the store at {self._where} is closed")
+            try:
+                with ExitStack() as stack:  # left by an exception, it rolls back and gives the connection back
+                    try:
+                        db = stack.enter_context(pool.connection())
+                        stack.enter_context(db.transaction())
+                        cur = stack.enter_context(db.cursor())
+                        for name, value in settings:
+                            cur.execute("SELECT set_config(%s, %s, true)", (f"afteraction.{name}", value))
+                    except psycopg.Error as exc:
+                        if _lost(exc) and attempt < RETRIES:
+                            raise _Lost from exc
+                        raise StoreError(f"the PostgreSQL store at {self._where} failed: {explain(exc)}") from exc
+                    try:
+                        yield cur
+                    except psycopg.Error as exc:
+                        raise StoreError(f"the PostgreSQL store at {self._where} failed: {explain(exc)}") from exc
+                    return
+            except _Lost:
+                pool.check()  # drop the other connections that died with this one, then take another
 
     # writes
 

@@ -9,14 +9,13 @@ too, so they are tenant-scoped even for a role that bypasses row-level security.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
 import psycopg
 
-from afteraction.errors import ConflictError, NotFoundError, StoreError
+from afteraction.errors import ConflictError, NotFoundError
 from afteraction.store.keys import COLUMNS, Key, key_from_row, key_row
 from afteraction.store.postgres import PostgresStore
 from afteraction.store.postgres_schema import KEYS_TABLE
@@ -37,18 +36,8 @@ class PostgresKeys:
         store.require_service()  # the GRANTs to run when the role lacks the service's tables
         self.store = store
 
-    @contextmanager
-    def _transaction(self, **settings: str) -> Iterator[psycopg.Cursor[tuple[Any, ...]]]:
-        pool = self.store._pool
-        if pool is None:
-            raise StoreError(f"the store at {self.store._where} is closed")
-        try:
-            with pool.connection() as db, db.transaction(), db.cursor() as cur:
-                for name, value in settings.items():
-                    cur.execute("SELECT set_config(%s, %s, true)", (f"afteraction.{name}", value))
-                yield cur
-        except psycopg.Error as exc:
-            raise StoreError(f"the PostgreSQL store at {self.store._where} failed: {exc}") from exc
+    def _transaction(self, **settings: str) -> AbstractContextManager[psycopg.Cursor[tuple[Any, ...]]]:
+        return self.store._settled(*settings.items())
 
     def add(self, key: Key, token_hash: str) -> None:
         with self._transaction(tenant=key.tenant) as cur:
