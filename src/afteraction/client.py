@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -36,7 +36,7 @@ from afteraction.errors import (
 )
 from afteraction.feedback import OUTCOME_ATTEMPTS, Handed
 from afteraction.memory import Memory, _log_error, _utc_now
-from afteraction.model import Experience, Hit, Lesson, Scope, Status
+from afteraction.model import Experience, Hit, Lesson, Scope, Status, _check
 from afteraction.recorder import ErrorHandler
 from afteraction.vector_channel import ChannelStatus
 
@@ -44,6 +44,7 @@ __all__ = ["RemoteMemory"]
 
 _PAGE = 500
 _BATCH = 1000
+T = TypeVar("T")
 
 
 def _raise_for(response: httpx.Response) -> None:
@@ -74,7 +75,24 @@ def _raise_for(response: httpx.Response) -> None:
 
 
 def _scope_params(scope: Scope) -> dict[str, str]:
-    return {part: value for part, value in scope.to_dict().items() if part != "tenant"}
+    """The scope as query parameters, its tenant included: the service refuses (403) a tenant that is not the
+    key's, as it does in a body, rather than answer for the key's own."""
+    return dict(arguments.host_scope(scope).to_dict())
+
+
+def _read(found: Any, name: str) -> Any:
+    """``found[name]`` of the service's answer; StoreError when the answer has no such part."""
+    if not isinstance(found, dict) or name not in found:
+        raise StoreError(f"the service's answer has no {name!r}: is this URL an afteraction service?")
+    return found[name]
+
+
+def _parsed(parse: Callable[[Any], T], data: Any) -> T:
+    """A record of the service's answer; StoreError (not the caller's ValidationError) when it is not one."""
+    try:
+        return parse(data)
+    except ValidationError as exc:
+        raise StoreError(f"the service answered a record afteraction cannot read: {exc}") from exc
 
 
 class RemoteMemory(Memory):
@@ -92,11 +110,18 @@ class RemoteMemory(Memory):
         block: BlockOptions = DEFAULT_BLOCK,
         clock: Callable[[], datetime] = _utc_now,
         transport: httpx.BaseTransport | None = None,
+        embedder: Any = None,
+        vector_budget: Any = None,
+        weights: Any = None,
     ) -> None:
+        """``embedder``, ``vector_budget`` and ``weights`` are a local memory's: the service searches with its
+        own, so they are accepted (``Memory.open(embedder=None)`` works whatever the URL) and not used."""
         if not url.startswith(("http://", "https://")):
             raise ConfigError(f"RemoteMemory needs an http:// or https:// URL, got {url!r}")
         if api_key is not None and (not isinstance(api_key, str) or not api_key.strip()):
             raise ConfigError("api_key must be a non-empty string (or None for a --dev server)")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+            raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
         headers = {"user-agent": "afteraction-client"}
         if api_key is not None:
             headers["authorization"] = f"Bearer {api_key}"
@@ -120,7 +145,10 @@ class RemoteMemory(Memory):
         except httpx.HTTPError as exc:
             raise StoreError(f"cannot reach the afteraction service at {self.url}: {exc}") from exc
         _raise_for(response)
-        return response.json()
+        try:
+            return response.json()
+        except ValueError as exc:  # a 2xx that is not JSON: not an afteraction service, or a proxy's page
+            raise StoreError(f"{method} {path}: the service answered {response.status_code} with no JSON") from exc
 
     # -- recording -----------------------------------------------------------------------
 
@@ -138,23 +166,25 @@ class RemoteMemory(Memory):
         return self.add_many([experience]) == 1
 
     def add_many(self, experiences: Iterable[Experience]) -> int:
-        batch = list(experiences)
+        batch = list(arguments.experiences(experiences))
+        for i, experience in enumerate(batch):
+            if not isinstance(experience, Experience):
+                raise ValidationError(f"experiences[{i}]", f"must be an Experience, got {type(experience).__name__}")
         stored = 0
         for start in range(0, len(batch), _BATCH):
             chunk = [experience.to_dict() for experience in batch[start : start + _BATCH]]
-            stored += int(self._call("POST", "/experience/lessons", json={"lessons": chunk})["stored"])
+            stored += int(_read(self._call("POST", "/experience/lessons", json={"lessons": chunk}), "stored"))
         return stored
 
     # -- retrieval -----------------------------------------------------------------------
 
     def search(self, query: str, *, scope: Scope, k: int = 5, env: Mapping[str, str] | None = None) -> list[Hit]:
-        if not isinstance(scope, Scope):
-            raise ValidationError("scope", "must be a Scope built by the host")
+        scope, env = arguments.host_scope(scope), arguments.environment(env)
         body: dict[str, Any] = {"query": query, "scope": scope.to_dict(), "k": k}
         if env is not None:
-            body["env"] = dict(env)
+            body["env"] = {name: str(value) for name, value in env.items()}  # as a local memory reads them
         found = self._call("POST", "/experience/search", json=body)
-        return [Hit.from_dict(item) for item in found["hits"]]
+        return [_parsed(Hit.from_dict, item) for item in _read(found, "hits")]
 
     def reference_block(
         self,
@@ -167,8 +197,9 @@ class RemoteMemory(Memory):
         max_bytes: int | None = None,
         max_tokens: int | None = None,
     ) -> str:
-        if not isinstance(scope, Scope):
-            raise ValidationError("scope", "must be a Scope built by the host")
+        if not isinstance(task, str):
+            raise ValidationError("task", f"must be a string, got {type(task).__name__}")
+        scope, env = arguments.host_scope(scope), arguments.environment(env)
         base = self.block_options
         body: dict[str, Any] = {
             "task": task,
@@ -179,23 +210,29 @@ class RemoteMemory(Memory):
             "max_tokens": base.max_tokens if max_tokens is None else max_tokens,
         }
         if env is not None:
-            body["env"] = dict(env)
-        return str(self._call("POST", "/experience/block", json=body)["block"])
+            body["env"] = {name: str(value) for name, value in env.items()}
+        return str(_read(self._call("POST", "/experience/block", json=body), "block"))
 
     def lessons(
         self, *, scope: Scope, limit: int = 50, offset: int = 0, status: Status | str | None = None
     ) -> list[Lesson]:
+        limit, offset = _check.integer(limit, "limit"), _check.integer(offset, "offset")
         params: dict[str, Any] = {**_scope_params(scope), "limit": limit, "offset": offset}
         if status is not None:
             params["status"] = Status.parse(status).value
         found = self._call("GET", "/experience/lessons", params=params)
         return [
-            Lesson(Experience.from_dict(item), bool(item["eligible"]), item.get("reason")) for item in found["lessons"]
+            Lesson(_parsed(Experience.from_dict, item), bool(item.get("eligible")), item.get("reason"))
+            for item in _read(found, "lessons")
         ]
 
     def get(self, id: str, *, scope: Scope) -> Experience:
-        found = self._call("GET", f"/experience/lessons/{_segment(id)}", params=_scope_params(scope))
-        return Experience.from_dict(found)
+        params, known_id = _scope_params(scope), arguments.lesson_id(id)
+        if known_id is None:  # as a local memory answers an id no lesson can have
+            raise NotFoundError(f"no lesson {str(id)[:120]!r} in this scope")
+        return _parsed(
+            Experience.from_dict, self._call("GET", f"/experience/lessons/{_segment(known_id)}", params=params)
+        )
 
     # -- feedback ------------------------------------------------------------------------
 
@@ -213,12 +250,17 @@ class RemoteMemory(Memory):
         """``Memory.record_outcome`` on the service. The service reads the lesson and retries
         when another writer got there first itself, so ``attempts`` and ``known`` (a local
         store's shortcuts) are accepted for the same signature and not sent."""
+        scope, _ = arguments.host_scope(scope), _check.integer(attempts, "attempts", minimum=1)
+        if arguments.lesson_id(id) is None:  # as a local memory answers an id no lesson can have
+            raise NotFoundError(f"no lesson {str(id)[:120]!r} in this scope")
         body: dict[str, Any] = {"scope": scope.to_dict(), "success": success}
         if key is not None:
             body["key"] = key
         if task is not None:
             body["task"] = task
-        return Experience.from_dict(self._call("POST", f"/experience/lessons/{_segment(id)}/outcome", json=body))
+        return _parsed(
+            Experience.from_dict, self._call("POST", f"/experience/lessons/{_segment(id)}/outcome", json=body)
+        )
 
     # -- maintenance ---------------------------------------------------------------------
 

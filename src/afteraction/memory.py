@@ -351,7 +351,7 @@ class Memory:
         scope, known_id = arguments.host_scope(scope), arguments.lesson_id(id)
         found = None if known_id is None else self.store.get(scope, known_id)
         if found is None:
-            raise NotFoundError(f"no lesson {id!r} in this scope")
+            raise NotFoundError(f"no lesson {str(id)[:120]!r} in this scope")
         self.handed.add((found,))
         return found
 

@@ -64,6 +64,7 @@ def _closed(required: tuple[str, ...], **properties: Schema) -> Schema:
 
 _PAGE = [_query("limit", {"type": "integer", "minimum": 1, "maximum": 500}), _query("cursor", _STRING)]
 _SCOPE_QUERY = [
+    _query("tenant", {"type": "string", "description": "The key's own tenant, if given (another is 403)"}),
     _query("app", _STRING, required=True),
     _query("project", _STRING, required=True),
     *(_query(part, _STRING) for part in ("team", "agent", "user")),
