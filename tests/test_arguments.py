@@ -42,6 +42,7 @@ CASES: list[tuple[Callable[[aa.Memory], Any], str]] = [
     (lambda m: m.record_outcome("exp-1", scope=None, success=True), "scope"),
     (lambda m: m.record_outcome("exp-1", scope=SCOPE, success=True, attempts=0), "attempts"),
     (lambda m: m.reference_block("task", scope=SCOPE, max_records="3"), "max_records"),
+    (lambda m: m.reference_block(5, scope=SCOPE), "task"),
     (lambda m: m.add_many(None), "experiences"),
     (lambda m: m.add_many("not lessons"), "experiences"),
 ]

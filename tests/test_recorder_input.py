@@ -183,3 +183,26 @@ def test_a_nul_in_a_run_is_made_storable_on_every_backend(
         assert memory.get(run.experience.id, scope=scope) == run.experience
         with pytest.raises(aa.NotFoundError):
             memory.get("exp_\x00", scope=scope)  # no lesson can have that id, on any backend
+
+
+def test_an_on_error_that_fails_itself_is_logged_with_the_failure_it_was_given(
+    mem: aa.Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    with mem.run("Clear the cache", scope=SCOPE, on_error=lambda e: None) as run:  # type: ignore[arg-type,misc]
+        run.check("cache-empty", passed="false")  # type: ignore[arg-type]
+    assert run.experience is None
+    (logged,) = [r for r in caplog.records if "on_error failed" in r.getMessage()]
+    assert "run.check" in logged.getMessage() and "check.passed" in logged.getMessage()
+
+
+def test_a_retried_tool_past_the_attempt_limit_is_reported_once(tmp_path: Path) -> None:
+    reported: list[str] = []
+    limits = aa.Limits(max_attempts=3)
+    memory = aa.Memory.open(str(tmp_path / "m.db"), limits=limits, embedder=None)
+    with memory, memory.run("Flaky deploy", scope=SCOPE, on_error=lambda e, w: reported.append(f"{w}: {e}")) as run:
+        for _ in range(6):
+            run.tool("flaky", error="TimeoutError: slow")
+        run.tool("flaky", result="ok")
+        run.check("deployed", passed=True)
+    assert reported == ["run.tool: attempts: more than 3 attempts; later calls join the last one"]
+    assert run.experience is not None and run.experience.lesson.startswith("Verified after 3 attempts.")

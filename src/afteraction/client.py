@@ -35,9 +35,9 @@ from afteraction.errors import (
     ValidationError,
 )
 from afteraction.feedback import OUTCOME_ATTEMPTS, Handed
-from afteraction.memory import Memory, _log_error, _utc_now
+from afteraction.memory import Memory, _utc_now
 from afteraction.model import Experience, Hit, Lesson, Scope, Status, _check
-from afteraction.recorder import ErrorHandler
+from afteraction.recorder import ErrorHandler, log_error
 from afteraction.vector_channel import ChannelStatus
 
 __all__ = ["RemoteMemory"]
@@ -127,7 +127,7 @@ class RemoteMemory(Memory):
             headers["authorization"] = f"Bearer {api_key}"
         self.url = url.rstrip("/")
         self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout, transport=transport)
-        self.on_error = on_error or _log_error
+        self.on_error = on_error or log_error
         self.allow_args = arguments.allowed(allow_args)
         self.handed = Handed()  # the service counts outcomes; kept so the recorder's feedback finds it
         self.limits = limits

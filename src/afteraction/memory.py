@@ -13,8 +13,6 @@ Records are embedded in the background after they commit (``indexing.Indexer``).
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import os
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -39,7 +37,7 @@ from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, Handed, count_outc
 from afteraction.indexing import Indexer
 from afteraction.memory_async import AsyncMemory
 from afteraction.model import Experience, Hit, Lesson, Run, Scope, Skill, Status, _check
-from afteraction.recorder import ErrorHandler, RunRecorder
+from afteraction.recorder import ErrorHandler, RunRecorder, deliver, log_error
 from afteraction.settings import api_key, database_url
 from afteraction.store import Store, open_store
 from afteraction.store.base import VectorStore
@@ -48,8 +46,6 @@ from afteraction.vector_channel import DEFAULT_BUDGET, DEFAULT_EMBEDDER, Channel
 
 __all__ = ["DEFAULT_EMBEDDER", "MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "AsyncMemory", "Lesson", "Memory"]
 
-log = logging.getLogger("afteraction")
-
 #: A query longer than this many characters is cut there (never an error); of what is left, the
 #: first ``MAX_QUERY_TERMS`` content terms are searched and the embedder reads the first 256 tokens.
 MAX_QUERY_CHARS = MAX_TASK_CHARS
@@ -57,11 +53,6 @@ MAX_QUERY_CHARS = MAX_TASK_CHARS
 CANDIDATES = 30
 #: Seconds ``close()`` lets background indexing finish what is queued.
 CLOSE_TIMEOUT = 2.0
-
-
-def _log_error(exc: BaseException, where: str) -> None:
-    vector = where.startswith("search.vector.")  # the text channel still ran
-    log.warning("afteraction: %s%s: %s", where, "" if vector else " failed, the agent continues without memory", exc)
 
 
 def _utc_now() -> datetime:
@@ -97,7 +88,7 @@ class Memory:
         self._last_status = ChannelStatus("not_configured", self._channel.why_not)
         self._reported: str | None = None
         self.store = store
-        self.on_error: ErrorHandler = on_error or _log_error
+        self.on_error: ErrorHandler = on_error or log_error
         self.allow_args = arguments.allowed(allow_args)
         self.limits = limits
         self.weights = weights
@@ -125,8 +116,7 @@ class Memory:
 
     def report(self, exc: BaseException, where: str) -> None:
         """Hand a swallowed failure to ``on_error``; never raises."""
-        with contextlib.suppress(Exception):
-            self.on_error(exc, where)
+        deliver(self.on_error, exc, where)
 
     # -- recording -----------------------------------------------------------------------
 
@@ -328,6 +318,8 @@ class Memory:
         max_tokens: int | None = None,
     ) -> tuple[str, tuple[Hit, ...]]:
         """``reference_block``'s block for ``task`` and the hits it shows (what a run was given)."""
+        if not isinstance(task, str):
+            raise ValidationError("task", f"must be a string, got {type(task).__name__}")
         options = self.block_options.with_(
             layout=layout, max_records=max_records, max_bytes=max_bytes, max_tokens=max_tokens
         )

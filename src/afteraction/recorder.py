@@ -11,7 +11,7 @@ outcome (``afteraction.feedback``).
 
 from __future__ import annotations
 
-import contextlib
+import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,10 +31,27 @@ from afteraction.model import Attempt, Evidence, Experience, Hit, Run, Scope, Sk
 if TYPE_CHECKING:
     from afteraction.memory import Memory
 
-__all__ = ["ErrorHandler", "RunRecorder"]
+__all__ = ["ErrorHandler", "RunRecorder", "deliver", "log_error"]
 
 #: Receives every failure that memory swallowed inside an agent, with where it happened.
 ErrorHandler = Callable[[BaseException, str], None]
+
+_log = logging.getLogger("afteraction")
+
+
+def log_error(exc: BaseException, where: str) -> None:
+    """The default ``on_error``: a warning on the ``afteraction`` logger."""
+    vector = where.startswith("search.vector.")  # the text channel still ran
+    _log.warning("afteraction: %s%s: %s", where, "" if vector else " failed, the agent continues without memory", exc)
+
+
+def deliver(handler: ErrorHandler, exc: BaseException, where: str) -> None:
+    """Hand ``exc`` to the host's ``handler``; never raises. A handler that fails itself (a wrong signature, a
+    bug) is logged with the failure it was given, which would otherwise be lost with it."""
+    try:
+        handler(exc, where)
+    except Exception as failure:
+        _log.warning("afteraction: on_error failed (%r) on %s: %r", failure, where, exc)
 
 
 @dataclass(slots=True)
@@ -118,10 +135,12 @@ class RunRecorder:
             if self._done:
                 return
             attempt = self._attempts[-1]
-            if tool in attempt.failed_tools and len(self._attempts) < self._limits.max_attempts:
-                # The tool that failed is tried again: that is a new attempt.
-                attempt = _RawAttempt()
-                self._attempts.append(attempt)
+            if tool in attempt.failed_tools:  # the tool that failed is tried again: that is a new attempt
+                if len(self._attempts) < self._limits.max_attempts:
+                    attempt = _RawAttempt()
+                    self._attempts.append(attempt)
+                else:
+                    self._attempt_refused()
             if len(attempt.calls) >= self._limits.max_calls:
                 attempt.refused += 1
                 if attempt.refused == 1:
@@ -143,12 +162,16 @@ class RunRecorder:
             if self._done:
                 return
             if len(self._attempts) >= self._limits.max_attempts:
-                self._attempts_refused += 1
-                if self._attempts_refused == 1:  # reported once, as calls over their limit are
-                    rule = f"more than {self._limits.max_attempts} attempts; later calls join the last one"
-                    self._report(ValidationError("attempts", rule), "run.next_attempt")
+                self._attempt_refused("run.next_attempt")
                 return
             self._attempts.append(_RawAttempt())
+
+    def _attempt_refused(self, where: str = "run.tool") -> None:
+        """An attempt past the limit: its calls join the last one; reported once, as calls past theirs are."""
+        self._attempts_refused += 1
+        if self._attempts_refused == 1:
+            rule = f"more than {self._limits.max_attempts} attempts; later calls join the last one"
+            self._report(ValidationError("attempts", rule), where)
 
     def fail(self, error: str | BaseException) -> None:
         """The current attempt failed as a whole (it raised, or gave up)."""
@@ -300,8 +323,7 @@ class RunRecorder:
         return clean
 
     def _report(self, exc: BaseException, where: str) -> None:
-        with contextlib.suppress(Exception):
-            self._on_error(exc, where)
+        deliver(self._on_error, exc, where)
 
     # -- context manager -----------------------------------------------------------------
 

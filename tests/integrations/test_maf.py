@@ -150,6 +150,17 @@ def test_a_check_that_abstains_stores_nothing() -> None:
     assert s.lessons() == []
 
 
+def test_checks_that_return_none_store_nothing_and_a_non_mapping_is_named() -> None:
+    s = Setup(FIX, checks=lambda response: None)
+    s.run(TASK)
+    assert s.lessons() == [] and s.errors == []
+    s = Setup(FIX, checks=lambda response: ["refund-issued"])
+    s.run(TASK)
+    assert s.lessons() == []
+    ((error, where),) = s.errors
+    assert where == "maf.checks" and isinstance(error, aa.ValidationError) and error.field == "checks"
+
+
 class BrokenStore(MemoryStore):
     def put(self, *args: Any, **kwargs: Any) -> bool:
         raise aa.StoreError("disk full")

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -38,7 +39,7 @@ from typing import Any
 
 from afteraction.core.tasktext import task_text
 from afteraction.core.verify import Verifier
-from afteraction.errors import ConfigError
+from afteraction.errors import ConfigError, ValidationError
 from afteraction.identity import Identity
 from afteraction.memory import AsyncMemory, Memory
 from afteraction.model import Scope
@@ -225,7 +226,13 @@ class AfterActionMemory:
             if error is not None:
                 recorder.fail(error)
             elif self.checks is not None and isinstance(response, AgentResponse):
-                for check_id, passed in self.checks(response).items():
+                found = self.checks(response)
+                if found is None:  # the host declines to judge this run: store nothing
+                    recorder.abandon()
+                    return None
+                if not isinstance(found, Mapping):
+                    raise ValidationError("checks", f"must return a mapping of check id to passed, got {found!r:.60}")
+                for check_id, passed in found.items():
                     recorder.check(check_id, passed)
         except Exception as exc:
             self._report(exc, "maf.checks")
@@ -248,8 +255,8 @@ class AfterActionMemory:
             raise
         except BaseException as exc:
             recorder = self._conclude(run, error=exc)
-            if recorder is not None:
-                recorder.finish()
+            if recorder is not None:  # finished off the event loop (a remote memory's call could take seconds)
+                threading.Thread(target=recorder.finish, name="afteraction-finish").start()
             raise
         finally:
             self._current.reset(token)
