@@ -154,3 +154,22 @@ def test_pool_options_leave_the_other_options_encoded_as_libpq_reads_them() -> N
         "postgresql://app@/db?host=/run/pg&options=-c%20statement_timeout%3D5000&application_name=billing%20agent"
     )
     assert options == {"max_size": 3.0}
+
+
+def test_a_role_that_may_use_no_schema_is_told_the_grant_not_that_the_database_is_blank(
+    pg_cluster: Cluster, pg_url: str
+) -> None:
+    PostgresStore(pg_url).close()  # migrated by the owner
+    with psycopg.connect(pg_cluster.admin_url, autocommit=True) as db:
+        db.execute("DROP ROLE IF EXISTS afteraction_noschema")
+        db.execute("CREATE ROLE afteraction_noschema LOGIN")
+    with psycopg.connect(pg_cluster.url(_name(pg_url), "postgres"), autocommit=True) as db:
+        db.execute("REVOKE ALL ON SCHEMA public FROM PUBLIC")  # a common hardening step
+    url = pg_cluster.url(_name(pg_url), "afteraction_noschema")
+    grant = "GRANT USAGE ON SCHEMA public TO afteraction_noschema"
+    with pytest.raises(StoreError, match=grant):
+        PostgresStore(url)
+    from afteraction.store.admin import status
+
+    with pytest.raises(StoreError, match=grant):
+        status(url)

@@ -245,7 +245,15 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 def version(cur: psycopg.Cursor[tuple[object, ...]], where: str) -> int:
     """The afteraction schema version of this database (0 when blank); StoreError when the
-    database holds a table of ours without a migrations record, or is newer than this code."""
+    database holds a table of ours without a migrations record, or is newer than this code, or when the role may
+    use no schema of its search path (then every table would look missing: a migrated database, blank)."""
+    cur.execute("SELECT current_schema(), current_user")
+    schema, role = cur.fetchone() or (None, None)
+    if schema is None:
+        raise StoreError(
+            f"{where}: the role {role} may use no schema of its search path (as after REVOKE USAGE ON SCHEMA public "
+            f"FROM PUBLIC): run GRANT USAGE ON SCHEMA public TO {role}, or set its search_path to one it may use"
+        )
     cur.execute("SELECT to_regclass(%s) IS NOT NULL, to_regclass(%s) IS NOT NULL", (MIGRATIONS_TABLE, TABLE))
     found = cur.fetchone()
     assert found is not None
