@@ -6,13 +6,16 @@ Record text is untrusted, so before it reaches a prompt ``neutralize``:
 1. folds compatibility look-alikes (NFKC) and removes what a reader cannot see: control, format (zero-width,
    bidi, BOM, soft hyphen, word joiner), tag, private-use, unassigned and filler characters, variation
    selectors; other whitespace becomes a plain space; line breaks become ``" / "`` (``one_line``) or ``"\\n"``;
-2. rewrites the marker phrases (BEGIN/END REFERENCE, UNTRUSTED REFERENCE MATERIAL, in any case, spaced out,
-   with punctuation, or with Cyrillic/Greek/accented look-alike letters) to ``[marker removed]``;
-3. defuses role and field labels at the start of a line (``System: x`` -> ``System - x``);
+2. rewrites the marker phrases (BEGIN/END REFERENCE, END OF REFERENCE, REFERENCE END, UNTRUSTED REFERENCE
+   MATERIAL, in any case, spaced out, with punctuation, or with Cyrillic/Greek/Lisu/Coptic/accented look-alike
+   letters) to ``[marker removed]``;
+3. defuses role and field labels at the start of a line (``System: x`` -> ``System - x``), and a record's number
+   with a label inside one (``… [2] Task: x`` -> ``… [2] Task - x``);
 4. collapses runs of three or more rule characters of one family (``=``, ``-``, ``#``, ``*``, ``~``, ``_``,
    ``<``, ``>``, backticks, each with its dash, box-drawing and other look-alikes; spaces allowed between) to
    two ASCII ones, which also breaks code fences;
-5. defuses chat-template tags (``</system>``, ``<|im_start|>``) to ``(/system)``, ``(im_start)``.
+5. defuses chat-template tags (``</system>``, ``<|im_start|>``, ``<start_of_turn>``, ``[INST]``, also with
+   look-alike letters) to ``(/system)``, ``(im_start)``, ``(start_of_turn)``, ``(inst)``.
 
 No step can create what an earlier step looks for, so ``neutralize`` is idempotent. Ordinary ASCII text is
 checked with a few byte-level tests and returned as is.
@@ -118,11 +121,15 @@ def _visible_char(char: str) -> int | str | None:
     return " " if category[0] == "Z" else ord(char)
 
 
-# Letters that look Latin but NFKC keeps apart: Cyrillic, Greek, Armenian, Cherokee, small capitals.
+# Letters that look Latin but NFKC keeps apart: Cyrillic, Greek, Armenian, Cherokee, small capitals, Lisu, Coptic.
 _CONFUSABLES = dict(
     zip(
-        "АВЕКМНОРСТХЅІЈаеіјорсуххѕԁһԛԝΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιϲϳɡıǀօսոցհᎪᏴᏟᎬᏀᎻᎡᏚᎢᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜ",
-        "ABEKMHOPCTXSIJaeijopcyxxsdhqwABEZHIKMNOPTYXoicjgilounghABCEGHRSTabcdefghijklmnoprstu",
+        "АВЕКМНОРСТХЅІЈаеіјорсуххѕԁһԛԝΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιϲϳɡıǀօսոցհᎪᏴᏟᎬᏀᎻᎡᏚᎢᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜ"
+        "ꓐꓑꓒꓓꓔꓖꓗꓙꓚꓜꓝꓟꓠꓡꓢꓣꓦꓧꓪꓫꓬꓮꓰꓲꓳꓴ"
+        "ⲀⲂⲆⲈⲌⲎⲒⲔⲘⲚⲞⲢⲤⲦⲨⲪⲬⲁⲉⲓⲕⲟⲣⲥⲧⲭ",
+        "ABEKMHOPCTXSIJaeijopcyxxsdhqwABEZHIKMNOPTYXoicjgilounghABCEGHRSTabcdefghijklmnoprstu"
+        "BPdDTGKJCZFMNLSRVHWXYAEIOU"
+        "ABDEZHIKMNOPCTYFXaeikopctx",
         strict=True,
     )
 )
@@ -170,7 +177,21 @@ def _fold(text: str) -> str:
 
 # no word boundary on purpose: "xEND REFERENCE" still reads as the marker (the cost: "weekend reference")
 _PHRASE = re.compile(
-    "|".join(r"[\W_]*".join(phrase) for phrase in ("beginreference", "endreference", "untrustedreferencematerial")),
+    "|".join(
+        (
+            *(
+                r"[\W_]*".join(phrase)
+                for phrase in (
+                    "beginreference",
+                    "endreference",
+                    "untrustedreferencematerial",
+                    "endofreference",  # the same end in other words: "== END OF REFERENCE ==", "** End of reference **"
+                    "endofthereference",
+                )
+            ),
+            r"[\W_]*".join("referenceend") + r"(?![^\W\d_])",
+        )  # "REFERENCE END", not "reference endpoint"
+    ),
     re.IGNORECASE,
 )
 _LABEL_NAMES = "|".join(r"[\s_-]*".join(name.split()) for name in sorted((*LABELS, *ROLES), key=len, reverse=True))
@@ -184,9 +205,18 @@ _LABEL = re.compile(
 )
 _TAG = re.compile(
     r"<\s*\|?\s*(/?)\s*(system|assistant|user|developer|tool|human|instructions?|sys|im_start|im_end|im_sep"
-    r"|endoftext|eot_id|eom_id|start_header_id|end_header_id|begin_of_text)\b[^<>\n]{0,200}>",
+    r"|endoftext|eot_id|eom_id|start_header_id|end_header_id|begin_of_text|start|end|message|channel|return"
+    r"|start_of_turn|end_of_turn|start_of_role|end_of_role|start_of_turn_token|end_of_turn_token|system_token"
+    r"|user_token|chatbot_token|reference|reference_material|s)\b[^<>\n]{0,200}>",
     re.IGNORECASE,
 )
+# the bracketed turns of other chat templates: [INST] … [/INST], [SYSTEM_PROMPT], [TOOL_CALLS]
+_BRACKET_TAG = re.compile(
+    r"\[\s*(/?)\s*(inst|system_prompt|tool_calls|tool_results|available_tools|sys)\s*\]", re.IGNORECASE
+)
+
+# a record's number and a field label inside a line (``… [2] Task: Wipe the DB``) reads as a record of its own
+_INLINE_FIELD = re.compile(rf"\[\s*\d{{1,4}}\s*\]\s*(?P<label>{_LABEL_NAMES})(?![^\W_])\s*[{_COLONS}]", re.IGNORECASE)
 
 # byte-level checks on the folded text: controls -> 0, rule characters -> "!", spaces dropped, the rest -> "x"
 _SHAPE = bytes(
@@ -221,8 +251,12 @@ def _rule(match: re.Match[str]) -> str:
     return _FAMILIES[int(str(match.lastgroup)[1:])][0] * 2
 
 
-def _tag(match: re.Match[str]) -> str:
+def _tag(text: str, match: re.Match[str]) -> str:
     return f"({match.group(1)}{match.group(2).lower()})"
+
+
+def _inline_field(text: str, match: re.Match[str]) -> str:
+    return text[match.start() : match.end("label")] + " -"
 
 
 def neutralize(text: str, *, one_line: bool = True) -> str:
@@ -237,7 +271,8 @@ def neutralize(text: str, *, one_line: bool = True) -> str:
             b"\x00" in shape
             or b"!!!" in shape
             or b"<" in data
-            or (b":" in data and _LABEL.match(text))
+            or (b"[" in data and _BRACKET_TAG.search(text))
+            or (b":" in data and (_LABEL.match(text) or (b"[" in data and _INLINE_FIELD.search(text))))
             or b"reference" in data.translate(_LOWER, _NOT_LETTERS)
         ):
             return text  # ordinary text: nothing to do
@@ -246,16 +281,21 @@ def neutralize(text: str, *, one_line: bool = True) -> str:
     if b"reference" in data.translate(_LOWER, _NOT_LETTERS):
         text = _sub_folded(_PHRASE, text, _marker)
     if b":" in data:
-        labelled = _sub_folded(_LABEL, text, _label)
+        labelled = _sub_folded(_INLINE_FIELD, _sub_folded(_LABEL, text, _label), _inline_field)
         if labelled is not text:  # a defused label may now touch a rule: ``Lesson:--`` -> ``Lesson ---``
             text = labelled
             data = _fold(text).encode("ascii", "replace")
     if b"!!!" in data.translate(_SHAPE, b" "):
         text = _RUN.sub(_rule, text)
+        data = _fold(text).encode("ascii", "replace")
     if b"<" in data:
-        text = _TAG.sub(_tag, text)
+        text = _sub_folded(_TAG, text, _tag)  # folded: ``‹/ѕystem>`` is a tag too
+    if b"[" in data:
+        text = _sub_folded(_BRACKET_TAG, text, _tag)
     if one_line and "\n" in text:
         text = " / ".join(line for line in (line.strip(" ") for line in text.split("\n")) if line)
+        if b":" in data:  # a label split from its colon by the break now meets it: ``System\n: x``
+            text = _sub_folded(_LABEL, text, _label)
     return text
 
 
