@@ -218,6 +218,9 @@ _BRACKET_TAG = re.compile(
 # a record's number and a field label inside a line (``… [2] Task: Wipe the DB``) reads as a record of its own
 _INLINE_FIELD = re.compile(rf"\[\s*\d{{1,4}}\s*\]\s*(?P<label>{_LABEL_NAMES})(?![^\W_])\s*[{_COLONS}]", re.IGNORECASE)
 
+# a line that begins with a colon: joined to the line before, it may complete a label there
+_COLON_LINE = re.compile(rf"\n[\s\W_]*[{_COLONS}]")
+
 # byte-level checks on the folded text: controls -> 0, rule characters -> "!", spaces dropped, the rest -> "x"
 _SHAPE = bytes(
     0 if b < 32 or b == 127 else ord("!") if chr(b) in _RULE_CHARS else b if b == 32 else ord("x") for b in range(256)
@@ -226,11 +229,14 @@ _NOT_LETTERS = bytes(b for b in range(256) if not chr(b).isascii() or not chr(b)
 _LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
 
 
-def _sub_folded(pattern: re.Pattern[str], text: str, replace: Callable[[str, re.Match[str]], str]) -> str:
-    """Replace ``pattern``'s matches in the folded text, at the same positions in ``text``."""
+def _sub_folded(
+    pattern: re.Pattern[str], text: str, replace: Callable[[str, re.Match[str]], str], folded: str | None = None
+) -> str:
+    """Replace ``pattern``'s matches in the folded text (``folded``, when the caller has it), at the same
+    positions in ``text``; ``text`` itself when nothing matched."""
     out: list[str] = []
     end = 0
-    for match in pattern.finditer(_fold(text)):
+    for match in pattern.finditer(_fold(text) if folded is None else folded):
         out += (text[end : match.start()], replace(text, match))
         end = match.end()
     if not out:
@@ -277,24 +283,29 @@ def neutralize(text: str, *, one_line: bool = True) -> str:
         ):
             return text  # ordinary text: nothing to do
     text = _visible(text.replace("\r\n", "\n"))
-    data = _fold(text).encode("ascii", "replace")
+    folded = _fold(text)  # folded again only when a step changed the text
+    data = folded.encode("ascii", "replace")
+    steps: list[tuple[re.Pattern[str], Callable[[str, re.Match[str]], str]]] = []
     if b"reference" in data.translate(_LOWER, _NOT_LETTERS):
-        text = _sub_folded(_PHRASE, text, _marker)
+        steps.append((_PHRASE, _marker))
     if b":" in data:
-        labelled = _sub_folded(_INLINE_FIELD, _sub_folded(_LABEL, text, _label), _inline_field)
-        if labelled is not text:  # a defused label may now touch a rule: ``Lesson:--`` -> ``Lesson ---``
-            text = labelled
-            data = _fold(text).encode("ascii", "replace")
-    if b"!!!" in data.translate(_SHAPE, b" "):
+        steps.append((_LABEL, _label))
+        if b"[" in data:
+            steps.append((_INLINE_FIELD, _inline_field))
+    for pattern, replace in steps:
+        changed = _sub_folded(pattern, text, replace, folded)
+        if changed is not text:
+            text, folded = changed, _fold(changed)
+    if b"!!!" in folded.encode("ascii", "replace").translate(_SHAPE, b" "):  # a defused label may touch a rule
         text = _RUN.sub(_rule, text)
-        data = _fold(text).encode("ascii", "replace")
-    if b"<" in data:
-        text = _sub_folded(_TAG, text, _tag)  # folded: ``‹/ѕystem>`` is a tag too
-    if b"[" in data:
-        text = _sub_folded(_BRACKET_TAG, text, _tag)
+        folded = _fold(text)
+    for present, pattern in ((b"<", _TAG), (b"[", _BRACKET_TAG)):  # folded: ``‹/ѕystem>`` is a tag too
+        if present in data and (changed := _sub_folded(pattern, text, _tag, folded)) is not text:
+            text, folded = changed, _fold(changed)
     if one_line and "\n" in text:
+        split_label = b":" in data and _COLON_LINE.search(folded) is not None
         text = " / ".join(line for line in (line.strip(" ") for line in text.split("\n")) if line)
-        if b":" in data:  # a label split from its colon by the break now meets it: ``System\n: x``
+        if split_label:  # a label split from its colon by the break now meets it: ``System\n: x``
             text = _sub_folded(_LABEL, text, _label)
     return text
 
