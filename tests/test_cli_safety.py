@@ -140,3 +140,14 @@ def test_a_scope_part_given_twice_with_two_values_is_refused(tmp_path: Path) -> 
     code, _, err = cli("lessons", *ACME, "--scope", "tenant=globex", "--db", db)
     assert code == 2 and "--scope: gives tenant twice ('acme' and 'globex')" in err
     assert cli("lessons", *ACME, "--scope", "tenant=acme", "--db", db)[0] == 0  # the same value again is harmless
+
+
+def test_an_empty_key_list_says_so_and_an_arrays_events_are_items(tmp_path: Path) -> None:
+    db = str(tmp_path / "s.db")
+    assert cli("db", "upgrade", "--db", db)[0] == 0
+    assert cli("keys", "list", "--db", db)[1] == "(no keys)\n"
+    assert cli("keys", "list", "--tenant", "acme", "--db", db)[1] == "(no keys for tenant 'acme')\n"
+    events = tmp_path / "events.json"
+    events.write_text(json.dumps([{"id": "e1"}, {"id": "e2"}], indent=2))
+    code, out, _ = cli("validate", str(events))
+    assert code == 1 and out.startswith("item 1: ") and "\nitem 2: " in out

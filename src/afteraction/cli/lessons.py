@@ -279,6 +279,7 @@ def validate(file: IO[str], db: str, as_json: bool) -> None:
     text = file.read()
     stripped = text.lstrip()
     items: list[tuple[int, Any, str | None]] = []
+    unit = "item" if stripped.startswith("[") else "line"  # a JSON array's events are counted, not its lines
     if stripped.startswith("["):
         if _not_utf8(stripped):
             raise ValidationError(file.name, "is not UTF-8 text")
@@ -311,7 +312,7 @@ def validate(file: IO[str], db: str, as_json: bool) -> None:
     else:
         for r in bad:
             where = f"{r['field']}: " if r["field"] else ""
-            click.echo(shown(f"line {r['line']}: {where}{r['error']}"))
+            click.echo(shown(f"{unit} {r['line']}: {where}{r['error']}"))
         click.echo(f"{len(results)} events, {len(results) - len(bad)} valid, {len(bad)} invalid")
     if bad:
         sys.exit(1)

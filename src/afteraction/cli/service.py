@@ -115,7 +115,7 @@ def keys_create(tenant: str, project: str | None, scopes: str, rate: str | None,
 @json_option
 @_errors
 def keys_list(tenant: str | None, db: str, as_json: bool) -> None:
-    """List keys, oldest first: ids, scopes, limits and state; never a secret."""
+    """List keys by tenant, oldest first: ids, scopes, limits and state; never a secret."""
     from afteraction.store import open_store
     from afteraction.store.keys import open_keys
 
@@ -128,6 +128,8 @@ def keys_list(tenant: str | None, db: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps([key.to_dict() for key in found], ensure_ascii=False))
         return
+    if not found:
+        click.echo("(no keys" + (f" for tenant {tenant!r})" if tenant is not None else ")"))
     for key in found:
         data = key.to_dict()
         rate = f"{key.rate:g}/s burst {key.burst}" if key.rate else "no rate limit"
