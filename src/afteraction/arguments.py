@@ -32,12 +32,13 @@ def allowed(value: object, field: str = "allow_args") -> tuple[str, ...]:
 
 
 def verifiers(value: object) -> Sequence[Callable[..., Any]]:
-    if not isinstance(value, (list, tuple)):
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable) or callable(value):
         raise ValidationError("verify", f"must be a list of verifiers, got {type(value).__name__}")
-    for i, verifier in enumerate(value):
+    found = tuple(value)
+    for i, verifier in enumerate(found):
         if not callable(verifier):
             raise ValidationError(f"verify[{i}]", f"must be a verifier (a callable), got {type(verifier).__name__}")
-    return value
+    return found
 
 
 def skill(value: object) -> Skill | None:

@@ -46,7 +46,7 @@ class Handed:
     may be. An outcome updates the lesson it is given, so a ``known`` that is not one of these (made by the
     caller, or changed with ``dataclasses.replace``) is not trusted: what is stored is read instead."""
 
-    def __init__(self, size: int = 4_096) -> None:
+    def __init__(self, size: int = 1_024) -> None:  # a run's outcomes follow its search closely
         self._size = size
         self._held: OrderedDict[int, Experience] = OrderedDict()
         self._lock = threading.Lock()
