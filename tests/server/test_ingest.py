@@ -99,6 +99,14 @@ def test_a_secret_in_a_field_beyond_the_envelope_is_not_stored(client: TestClien
     assert stored["metadata"]["api_key"] == "[REDACTED]"
 
 
+@pytest.mark.parametrize("time", ["9999-12-31T23:59:59-01:00", "0001-01-01T00:00:00+01:00"])
+def test_a_time_with_no_utc_instant_is_400_and_reads_keep_working(client: TestClient, time: str) -> None:
+    """Stored and ordered in UTC: a time past the years' ends there broke every read of the tenant (500)."""
+    answer = client.post("/events", json=event(time=time))
+    assert answer.status_code == 400 and answer.json()["errors"][0]["field"] == "time"
+    assert client.get("/sessions").status_code == 200
+
+
 def test_a_body_over_the_limit_is_413_before_parsing(client: TestClient) -> None:
     big = json.dumps(event(payload={"text": "x" * LIMITS.event_bytes}))
     answer = client.post("/events", content=big, headers={"content-type": "application/json"})

@@ -69,6 +69,21 @@ def test_json_wins_when_accept_prefers_it_and_a_bad_format_is_400(client: TestCl
     assert answer.status_code == 400 and answer.json()["errors"][0]["field"] == "format"
 
 
+@pytest.mark.parametrize(
+    ("accept", "prometheus"),
+    [
+        ("text/plain;q=0.1, application/json", False),
+        ("application/json;q=0.1, text/plain", True),
+        ("application/openmetrics-text; version=1.0.0, */*;q=0.5", True),
+        ("text/plain;q=0, application/json", False),
+        ("image/png", False),
+    ],
+)
+def test_accept_is_read_by_its_q_values(client: TestClient, accept: str, prometheus: bool) -> None:
+    answer = client.get("/metrics", headers={"accept": accept})
+    assert answer.headers["content-type"].startswith("text/plain") is prometheus
+
+
 def test_a_tenant_name_is_escaped_in_labels(client: TestClient) -> None:
     client.post("/events", json=event(), headers={"x-test-tenant": 'we"ird\\'})
     text = client.get("/metrics", params={"format": "prometheus"}, headers={"x-test-tenant": 'we"ird\\'}).text

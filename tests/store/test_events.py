@@ -197,6 +197,41 @@ def test_a_workflow_is_its_trace_as_a_forest_even_with_loops(store: EventStore) 
     assert workflow(store, "b", "T") is None
 
 
+def test_a_session_below_a_loop_hangs_from_the_loop_member_it_belongs_to(store: EventStore) -> None:
+    store.add_many(
+        "a",
+        [
+            event("1", "2026-01-01T09:00:00Z", session="c", parent="b", trace="L"),  # the earliest, below the loop
+            event("2", "2026-01-01T10:00:00Z", session="a", parent="b", trace="L"),
+            event("3", "2026-01-01T10:00:01Z", session="b", parent="a", trace="L"),
+        ],
+    )
+    found = workflow(store, "a", "L")
+    assert found is not None
+    (root,) = found[0]
+    assert (root.session.id, [(k.session.id, [g.session.id for g in k.children]) for k in root.children]) == (
+        "a",
+        [("b", ["c"])],
+    )
+
+
+def test_a_workflow_as_deep_as_its_cap_answers_and_says_it_was_cut(store: EventStore) -> None:
+    """A chain of parents 600 long: no recursion limit is met, and the workflow stops at the tree's depth."""
+    store.add_many(
+        "a",
+        [event(f"e{i}", session=f"s{i}", parent=None if i == 0 else f"s{i - 1}", trace="D") for i in range(600)],
+    )
+    found = workflow(store, "a", "D")
+    assert found is not None
+    (root,), truncated = found
+    depth, node = 0, root
+    while node.children:
+        (node,) = node.children
+        depth += 1
+    assert depth == contract.MAX_TREE_DEPTH and truncated
+    assert root.to_dict()["session_id"] == "s0"
+
+
 def test_events_filter_by_type_range_and_position(store: EventStore) -> None:
     store.add_many(
         "a",

@@ -5,6 +5,7 @@ Each raises ``ValidationError`` naming the field (a dotted path) and the rule it
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections.abc import Mapping
@@ -132,12 +133,19 @@ def parse_time(value: object, field: str) -> datetime:
             f"must be an RFC 3339 date-time with an offset, like 2026-01-01T10:00:00Z; got {value[:64]!r}",
         )
     offset = match.group(8)
+    parsed = None
     if len(offset) == 1 or (offset[1:3] <= "23" and offset[4:6] <= "59"):  # it would take "+00:60" as +01:00
-        try:  # the C parser reads these texts as below, or refuses them (a leap second, year 0)
-            return datetime.fromisoformat(value)
-        except ValueError:
-            pass
-    return _parse_matched(match, field)
+        with contextlib.suppress(ValueError):  # the C parser reads these as below, or refuses them (a leap second)
+            parsed = datetime.fromisoformat(value)
+    parsed = parsed or _parse_matched(match, field)
+    if not _MIN_UTC <= parsed <= _MAX_UTC:  # stored and ordered in UTC: 9999-12-31T23:59:59-01:00 has no UTC time
+        rule = "is outside the years 1 to 9999 in UTC (or within a day of their ends)"
+        raise ValidationError(field, f"{rule}; got {value[:64]!r}")
+    return parsed
+
+
+_MIN_UTC = datetime(1, 1, 2, tzinfo=timezone.utc)  # a day inside the range: any offset keeps it representable
+_MAX_UTC = datetime(9999, 12, 30, tzinfo=timezone.utc)
 
 
 def _parse_matched(match: re.Match[str], field: str) -> datetime:

@@ -102,19 +102,31 @@ def prometheus(tenant: str, counters: Counters, stats: Stats) -> str:
     return "\n".join(lines) + "\n"
 
 
+_KNOWN_MEDIA = {"application/json": False, "*/*": False, "text/plain": True, "application/openmetrics-text": True}
+
+
 def wants_prometheus(request: Request) -> bool:
+    """Prometheus text when ``?format=prometheus``, or when ``Accept`` prefers (by its q-values, then its order)
+    text/plain or OpenMetrics to JSON; JSON otherwise."""
     chosen = request.query_params.get("format")
     if chosen is not None:
         if chosen not in ("json", "prometheus"):
             raise Problem(400, "format", f"must be json or prometheus, got {chosen[:32]!r}")
         return chosen == "prometheus"
-    for part in request.headers.get("accept", "").split(","):
-        media = part.split(";", 1)[0].strip().lower()
-        if media in ("application/json", "*/*"):
-            return False
-        if media in ("text/plain", "application/openmetrics-text"):
-            return True
-    return False
+    best: tuple[float, int, bool] | None = None  # (q, earlier first, prometheus) of the preferred known type
+    for n, part in enumerate(request.headers.get("accept", "").split(",")):
+        media, *params = (piece.strip().lower() for piece in part.split(";"))
+        if media not in _KNOWN_MEDIA:
+            continue
+        weights = [p[2:] for p in params if p.startswith("q=")]
+        try:
+            q = float(weights[0]) if weights else 1.0
+        except ValueError:
+            continue
+        found = (q, -n, _KNOWN_MEDIA[media])
+        if q > 0 and (best is None or found[:2] > best[:2]):
+            best = found
+    return best is not None and best[2]
 
 
 async def metrics(service: Service, request: Request) -> Response:

@@ -112,7 +112,16 @@ class Tree:
     children: tuple[Tree, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.session.to_dict(), "children": [child.to_dict() for child in self.children]}
+        """The session's JSON with its ``children``, built bottom up (a deep tree costs no recursion)."""
+        visit, stack = [], [self]
+        while stack:
+            tree = stack.pop()
+            visit.append(tree)
+            stack.extend(tree.children)
+        done: dict[int, dict[str, Any]] = {}
+        for tree in reversed(visit):
+            done[id(tree)] = {**tree.session.to_dict(), "children": [done[id(child)] for child in tree.children]}
+        return done[id(self)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,8 +290,8 @@ def _walk(reader: SessionReader, id: str) -> tuple[Tree, bool] | None:
             level.append(child.id)
         if not level:
             break
-    else:
-        truncated = bool(reader.children(level, limit=1))
+    else:  # deeper sessions, unless those below the last level are all on the path already (a loop)
+        truncated = any(child.id not in visited for child in reader.children(level, limit=MAX_TREE_SESSIONS + 1))
     return _build(root, children), truncated
 
 
@@ -303,21 +312,55 @@ def workflow(store: EventStore, tenant: str, trace_id: str) -> tuple[list[Tree],
             children.setdefault(parent, []).append(session)
     placed: set[str] = set()
     roots: list[Tree] = []
+    order = {id: n for n, id in enumerate(sessions)}
 
-    def place(session: Session) -> Tree:
-        placed.add(session.id)
-        kids = [child for child in children.get(session.id, ()) if child.id not in placed]
-        placed.update(child.id for child in kids)
-        return Tree(session, tuple(place(child) for child in kids))
+    def place(root: Session) -> Tree:
+        """``root``'s tree, depth first, each session once; iterative (a chain of parents may be 10,000 long),
+        and no deeper than ``MAX_TREE_DEPTH``, as a session's tree."""
+        nonlocal truncated
+        placed.add(root.id)
+        kids_of: dict[str, list[Session]] = {}
+        stack, visit = [(root, 0)], []
+        while stack:
+            session, depth = stack.pop()
+            kids = [child for child in children.get(session.id, ()) if child.id not in placed]
+            if kids and depth >= MAX_TREE_DEPTH:
+                truncated, kids = True, []
+            placed.update(child.id for child in kids)
+            kids_of[session.id] = kids
+            visit.append(session)
+            stack.extend((child, depth + 1) for child in reversed(kids))
+        built: dict[str, Tree] = {}
+        for session in reversed(visit):
+            built[session.id] = Tree(session, tuple(built[child.id] for child in kids_of[session.id]))
+        return built[root.id]
 
     for session in sessions.values():
         parent = session.parent_session_id
         if session.id not in placed and (parent is None or parent not in sessions or parent == session.id):
             roots.append(place(session))
-    for session in sessions.values():  # what is left sits on a loop: its earliest member roots it
-        if session.id not in placed:
-            roots.append(place(session))
+    for session in sessions.values():  # what is left hangs from a loop of parents, or was cut below the depth
+        if session.id in placed:
+            continue
+        walked, loop = _parents(session, sessions, placed)
+        if loop:
+            roots.append(place(sessions[min(loop, key=order.__getitem__)]))  # the loop's earliest member roots it
+        else:
+            placed.update(walked)  # below the depth cut: not shown (``truncated`` says so), and not walked again
     return roots, truncated
+
+
+def _parents(session: Session, sessions: dict[str, Session], placed: set[str]) -> tuple[list[str], list[str]]:
+    """The sessions walked up from ``session`` until a placed one or a repeat, and the loop found (else [])."""
+    seen: dict[str, None] = {}
+    current = session.id
+    while current not in placed and current not in seen:
+        seen[current] = None
+        parent = sessions[current].parent_session_id
+        assert parent is not None and parent in sessions  # else it would be a root, placed already
+        current = parent
+    walked = list(seen)
+    return walked, (walked[walked.index(current) :] if current in seen else [])
 
 
 def _build(root: Session, children: dict[str, list[Session]]) -> Tree:
