@@ -207,3 +207,18 @@ def test_background_indexing_with_the_bundled_model_uses_every_core_and_its_vari
     assert minilm._pool is not None  # the batch ran on a helper thread too
     hits = mem.search("the deployment was timing out", scope=SCOPE, k=3)
     assert hits and "deploy timed out" in hits[0].experience.task
+
+
+def test_vectors_of_a_model_changed_while_memory_is_open_are_not_kept_under_the_old_id() -> None:
+    """An embedder whose model changes under a memory (a hot reload): search already refuses to compare
+    (model_mismatch); the indexer must not store the new model's vectors under the id it was opened with."""
+    store, embedder, reported = MemoryStore(), Letters("m@1"), []
+    mem = memory(store, embedder, reported)
+    mem.add_many([experience(f"before-{i}") for i in range(3)])
+    assert mem.wait_indexed(5)
+    embedder.model_id = "m@2"
+    mem.add_many([experience(f"after-{i}") for i in range(3)])
+    mem.wait_indexed(5)
+    (info,) = store.vector_models()
+    assert (info.model, info.vectors) == ("m@1", 3)
+    assert any("model is now 'm@2'" in line for line in reported)

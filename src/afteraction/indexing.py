@@ -63,6 +63,8 @@ def index_experiences(
     known = [None if recent is None else recent.get(model, text) for text in texts]
     wanted = [text for text, vector in zip(texts, known, strict=True) if vector is None]
     made = iter(embedder.embed(wanted) if wanted else [])
+    if (now := _model_now(embedder)) != model:  # vectors of one model are never kept under another's id
+        raise EmbedderError(f"the embedder's model is now {now!r}, not {model!r}: its vectors are not stored")
     vectors = []
     for text, vector in zip(texts, known, strict=True):
         if vector is None:
@@ -76,6 +78,15 @@ def index_experiences(
             for experience, vector in zip(experiences, vectors, strict=True)
         ]
     )
+
+
+def _model_now(embedder: Checked) -> str | None:
+    """The model id the wrapped embedder gives now (``Checked`` read it once, when it was wrapped)."""
+    try:
+        found = getattr(embedder.inner, "model_id", None)
+    except Exception:
+        return None
+    return found if isinstance(found, str) else None
 
 
 Key = tuple[str, str]

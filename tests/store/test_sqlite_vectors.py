@@ -286,6 +286,8 @@ def test_a_truncated_or_garbled_index_is_rebuilt_never_trusted(built: tuple[Path
         ({"format": 99}, "format 99"),
         ({"watermark": 50}, "past the database's"),
         (None, "unreadable manifest"),
+        ({"watermark": "1"}, "unreadable manifest"),  # a field of another type: not trusted, not a crash
+        ({"count": None}, "unreadable manifest"),
     ],
 )
 def test_a_manifest_that_does_not_match_gets_the_index_rebuilt(
@@ -390,6 +392,36 @@ def test_build_vector_index_rebuilds_on_request_and_replaces_the_files(built: tu
     assert json.loads(files(path).manifest_path.read_text())["count"] == 120
     (again,) = store.build_vector_index(MODEL)  # up to date: nothing to build
     assert (again.kind, again.built) == ("ann", False)
+    store.close()
+
+
+def test_an_index_saved_before_a_restore_of_the_database_is_rebuilt(built: tuple[Path, np.ndarray]) -> None:
+    """A database restored from a backup, then written to, reuses the seqs and pks of the rows it lost: the
+    saved index's count and watermark can match again; the newest rows it claims to hold show it is another's."""
+    path, rows = built
+    backup = path.with_name("backup.db")
+    shutil.copy(path, backup)
+    store = SQLiteStore(path, vector_index=SMALL_ANN)
+    fill(store, 40, seed=1, start=500)  # then saved with them
+    assert top(store, rows[0])[0] == "e00000"
+    store.build_vector_index(MODEL)
+    store.close()
+    shutil.copy(backup, path)  # the backup back, the index files beside it kept
+    store = SQLiteStore(path, vector_index=SMALL_ANN)
+    other = fill(store, 40, seed=2, start=900)  # other records take the same seqs and pks
+    found = top(store, other[5], limit=1)
+    assert found == ["e00905"]
+    assert "differs from the database's" in entry(store).reason  # type: ignore[attr-defined]
+    store.close()
+
+
+def test_an_index_folder_that_cannot_be_written_is_logged_not_raised(path: Path) -> None:
+    path.with_name("memory.db-vectors").write_text("a file where the folder would be")
+    store = SQLiteStore(path, vector_index=SMALL_ANN)
+    rows = fill(store, 120)
+    (state,) = store.build_vector_index(MODEL, rebuild=True)
+    assert state.kind == "ann" and "could not be written" in state.reason
+    assert top(store, rows[7]) == exact_top(rows, rows[7])
     store.close()
 
 

@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sqlite3
@@ -251,7 +252,12 @@ class VectorSearch:
         params = (entry.model, entry.tenant, entry.watermark)
         rows = db.execute(sql.format(where=AMONG), (*params, json.dumps(spread), SAMPLE)).fetchall()
         first = db.execute(sql.format(where="1"), (*params, SAMPLE // 2)).fetchall()
-        return list(dict(rows + first).items())
+        # the newest the index says it holds: after a restored database took new writes, these seqs and pks are
+        # reused by other records, which only these rows show
+        newest = db.execute(
+            sql.format(where="1").replace("LIMIT ?", "ORDER BY v.seq DESC LIMIT ?"), (*params, SAMPLE // 2)
+        ).fetchall()
+        return list(dict(rows + first + newest).items())
 
     def _catch_up(self, db: sqlite3.Connection, entry: _Entry) -> None:
         rows = db.execute(
@@ -324,8 +330,14 @@ class VectorSearch:
         self.save(entry)
 
     def save(self, entry: _Entry) -> None:
+        """Save the ANN index beside the database, if it moved on; a cache: one that cannot be written (a read-only
+        folder, a file where the folder should be) is logged, and the index is built again by the next process."""
         if entry.files is not None and isinstance(entry.index, AnnIndex) and entry.saved != entry.watermark:
-            entry.files.save(entry.index, entry.watermark)
+            try:
+                entry.files.save(entry.index, entry.watermark)
+            except OSError as exc:
+                log.warning("could not save the vector index of %r/%r: %s", entry.tenant, entry.model, exc)
+                return
             entry.saved = entry.watermark
 
     def refresh(self, db: sqlite3.Connection, tenant: str, model: str, *, rebuild: bool) -> IndexState | None:
@@ -339,7 +351,8 @@ class VectorSearch:
         due = entry.index.kind == "exact" and len(entry.index) >= self.policy.ann_from
         if (rebuild or due) and usearch_available():
             if entry.files is not None:
-                entry.files.remove()
+                with contextlib.suppress(OSError):  # a file that cannot go is not loaded again: it is rebuilt
+                    entry.files.remove()
             top = entry.watermark
             self.entries.pop(key, None)
             entry = self.entries[key] = self._open(db, tenant, model, top)
@@ -348,7 +361,10 @@ class VectorSearch:
             before = 0
         else:
             self.save(entry)
-        return IndexState(tenant, model, entry.index.kind, len(entry.index), entry.builds > before, entry.reason)
+        reason = entry.reason
+        if entry.files is not None and isinstance(entry.index, AnnIndex) and entry.saved != entry.watermark:
+            reason = "; ".join(filter(None, (reason, "its files beside the database could not be written")))
+        return IndexState(tenant, model, entry.index.kind, len(entry.index), entry.builds > before, reason)
 
     def wait(self, timeout: float | None = None) -> None:
         """Until the background builds started so far have finished."""

@@ -22,7 +22,7 @@ import hashlib
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -198,6 +198,19 @@ class Manifest:
     sha256: str
 
 
+def _manifest(raw: object) -> Manifest:
+    """The manifest ``raw`` (decoded JSON) holds; ValueError when a field is missing, extra or of another type."""
+    if not isinstance(raw, dict):
+        raise ValueError("not an object")
+    manifest = Manifest(**raw)
+    for spec in fields(Manifest):
+        value = getattr(manifest, spec.name)
+        wanted = int if spec.type in ("int", int) else str
+        if type(value) is not wanted:
+            raise ValueError(f"{spec.name} is {type(value).__name__}, not {wanted.__name__}")
+    return manifest
+
+
 class IndexFiles:
     """The index file and manifest of one (tenant, model) beside the database ``path``."""
 
@@ -215,9 +228,8 @@ class IndexFiles:
         if not self.manifest_path.exists() or not self.index_path.exists():
             return "missing"
         try:
-            raw = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-            manifest = Manifest(**raw)
-        except (OSError, ValueError, TypeError) as exc:
+            manifest = _manifest(json.loads(self.manifest_path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError, RecursionError) as exc:
             return f"unreadable manifest ({exc})"
         if manifest.format != FORMAT or manifest.dtype != DTYPE:
             return f"format {manifest.format}/{manifest.dtype}, not {FORMAT}/{DTYPE}"
@@ -256,7 +268,10 @@ class IndexFiles:
         return manifest
 
     def remove(self) -> None:
+        """Remove the files, and what a save cut short (a kill during it) left beside them."""
         for path in (self.manifest_path, self.index_path):
+            for left in self.folder.glob(_temporary(path.name, "*")):
+                left.unlink(missing_ok=True)
             path.unlink(missing_ok=True)
 
     @staticmethod
