@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import threading
+import time
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -329,3 +331,30 @@ def test_a_known_lesson_not_handed_out_by_this_memory_is_not_trusted(mem: aa.Mem
     assert changed.lesson == theirs.lesson and changed.supporting == theirs.supporting + 1
     (hit,) = mem.search("restart the payment gateway", scope=other)
     assert mem.record_outcome("exp-theirs", scope=other, success=True, key="k3", known=hit.experience).revision == 3
+
+
+def test_an_outcome_counted_already_returns_at_once_even_from_a_searched_copy(mem: aa.Memory) -> None:
+    """The store reuses what it decoded: a read of an unchanged lesson is the very copy the search returned.
+    A repeated key then returned nothing but a ConflictError after 30 tries (a resubmitted run's feedback)."""
+    lesson = teach(mem)
+    first = mem.record_outcome(lesson.id, scope=PROJECT, success=True, key="run:k1")
+    (hit,) = mem.search(TASK, scope=PROJECT)
+    started = time.monotonic()
+    again = mem.record_outcome(lesson.id, scope=PROJECT, success=True, key="run:k1", known=hit.experience)
+    assert time.monotonic() - started < 0.5
+    assert again.supporting == first.supporting and again.revision == first.revision
+
+
+def test_an_outcome_from_a_host_whose_clock_runs_behind_does_not_age_the_lesson(tmp_path: Path) -> None:
+    now = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    with aa.Memory.open(str(tmp_path / "m.db"), clock=lambda: now, embedder=None) as ahead:
+        lesson = teach(ahead)
+    behind = now - timedelta(days=365)
+    with aa.Memory.open(str(tmp_path / "m.db"), clock=lambda: behind, embedder=None) as late:
+        updated = late.record_outcome(lesson.id, scope=PROJECT, success=True, key="run:late")
+    assert updated.updated_at is not None and updated.updated_at >= lesson.created_at
+
+
+def test_a_naive_clock_is_refused_at_set_up(tmp_path: Path) -> None:
+    with pytest.raises(aa.ConfigError, match="aware datetime"):
+        aa.Memory.open(str(tmp_path / "m.db"), clock=datetime.now, embedder=None)

@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
-from afteraction.errors import ValidationError
+from afteraction.errors import ConfigError, ValidationError
 from afteraction.model import Scope, Skill, _check
 
-__all__ = ["allowed", "environment", "experiences", "host_scope", "lesson_id", "run_id", "skill", "verifiers"]
+__all__ = ["allowed", "clock", "environment", "experiences", "host_scope", "lesson_id", "run_id", "skill", "verifiers"]
 
 
 def host_scope(value: object) -> Scope:
@@ -73,3 +74,12 @@ def lesson_id(value: object) -> str | None:
         return _check.name(value, "id", limit=_check.MAX_ID)
     except ValidationError:
         return None
+
+
+def clock(value: object) -> None:
+    """A clock gives aware datetimes: ``datetime.now`` (naive) would fail every run and search later."""
+    if not callable(value):
+        raise ConfigError(f"clock must be a function returning an aware datetime, got {type(value).__name__}")
+    now = value()
+    if not isinstance(now, datetime) or now.utcoffset() is None:
+        raise ConfigError(f"clock must return an aware datetime (e.g. datetime.now(timezone.utc)), got {now!r:.60}")

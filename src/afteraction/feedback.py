@@ -91,15 +91,17 @@ def count_outcome(
     if task is not None and not isinstance(task, str):
         raise ValidationError("task", f"must be a string, got {type(task).__name__}")
     wording = clean_task(task, memory.limits) if task and success else None
+    shortcut = known is not None  # the first attempt works on the lesson as the search returned it
     for attempt in range(attempts):
-        if attempt:
+        if attempt and not (attempt == 1 and shortcut):
             time.sleep(random.uniform(0.5, 1.5) * min(MAX_BACKOFF, 0.001 * 2**attempt))  # spread the writers out
-        current = known if attempt == 0 and known is not None else memory.get(id, scope=scope)
+        from_search = attempt == 0 and shortcut
+        current = known if from_search and known is not None else memory.get(id, scope=scope)
         updated = record_outcome(current, success, memory.now(), key=key)
         if updated is current:
-            if current is known:
+            if from_search:
                 continue  # counted in the copy the search returned: read what is stored now
-            return current  # counted already
+            return current  # counted already (the read may be that very copy: the store reuses what it decoded)
         if wording and wording_may_join(current.scope, scope):
             updated = with_wording(updated, wording)
         try:

@@ -83,6 +83,7 @@ class Memory:
     ) -> None:
         if not isinstance(store, Store):
             raise ConfigError(f"Memory needs a Store, got {type(store).__name__}")
+        arguments.clock(clock)
         lazy, why_not = resolve_embedder(store, embedder)
         self._channel = VectorChannel(store, lazy, budget=vector_budget, why_not=why_not)
         self._last_status = ChannelStatus("not_configured", self._channel.why_not)

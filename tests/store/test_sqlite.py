@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 import sys
 import threading
+import time
 from contextlib import closing
 from pathlib import Path
 
@@ -483,3 +484,31 @@ def test_open_store_names_the_extra_when_psycopg_is_missing(monkeypatch: pytest.
     with pytest.raises(ConfigError, match=r"pip install 'afteraction\[postgres\]'") as raised:
         open_store("postgresql://user:secret@db/afteraction")
     assert "secret" not in str(raised.value)
+
+
+def test_a_migrated_store_opens_while_another_connection_writes(tmp_path: Path) -> None:
+    """Opening needs the write lock only to migrate: a long write of another process (an import) must not keep
+    readers from opening the store, which WAL lets them read."""
+    path = tmp_path / "m.db"
+    SQLiteStore(path).close()
+    writer = sqlite3.connect(path, isolation_level=None)
+    try:
+        writer.execute("BEGIN IMMEDIATE")  # held for as long as the test runs
+        started = time.monotonic()
+        store = SQLiteStore(path)
+        assert time.monotonic() - started < 2
+        assert store.count(SCOPE) == 0
+        store.close()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
+def test_a_store_that_cannot_be_written_is_not_called_corrupted(tmp_path: Path) -> None:
+    from afteraction.store.sqlite_connection import _failed
+
+    db = sqlite3.connect(":memory:")
+    found = _failed(db, "x.db", sqlite3.OperationalError("attempt to write a readonly database"))
+    assert "cannot be written" in str(found) and "permissions" in str(found) and "corrupted" not in str(found)
+    full = _failed(sqlite3.connect(":memory:"), "x.db", sqlite3.OperationalError("database or disk is full"))
+    assert "space" in str(full)

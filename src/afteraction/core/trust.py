@@ -97,7 +97,8 @@ def record_outcome(experience: Experience, success: bool, now: datetime, *, key:
         contradicting=f,
         confidence=confidence(s, f),
         status=status,
-        updated_at=now,
+        # never earlier than what is stored: a host whose clock runs behind must not age the lesson
+        updated_at=max(now, experience.updated_at or experience.created_at),
         outcome_keys=keys,
     )
 

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from afteraction.errors import StoreError
-from afteraction.store.sqlite_schema import check_file, inspect, migrate
+from afteraction.store.sqlite_schema import MIGRATIONS, check_file, inspect, migrate
 
 __all__ = ["BUSY_TIMEOUT_MS", "connect", "locked"]
 
@@ -50,6 +50,11 @@ def _failed(db: sqlite3.Connection, where: str, exc: sqlite3.DatabaseError) -> S
     db.close()
     if locked(exc):
         return StoreError(f"{where} stayed locked by another connection for {BUSY_TIMEOUT_MS} ms")
+    text = str(exc)
+    if "readonly" in text or "unable to open" in text:
+        return StoreError(f"{where} cannot be written ({exc}): check the permissions of the file and its directory")
+    if "disk is full" in text or "disk I/O error" in text:
+        return StoreError(f"{where} cannot be written ({exc}): check the space and health of its disk")
     return StoreError(f"{where} is corrupted or not an SQLite database ({exc}); restore or move it")
 
 
@@ -67,7 +72,7 @@ def connect(path: str | Path) -> sqlite3.Connection:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("BEGIN")  # one snapshot: another process may be migrating this file right now
         try:
-            inspect(db, where)
+            version = inspect(db, where)
         finally:
             if db.in_transaction:
                 db.execute("ROLLBACK")
@@ -76,7 +81,8 @@ def connect(path: str | Path) -> sqlite3.Connection:
         for pragma in _PRAGMAS:
             db.execute(f"PRAGMA {pragma}")
         db.execute("PRAGMA mmap_size = 268435456")
-        migrate(db, where)
+        if version < len(MIGRATIONS):  # the write lock only when there is something to migrate: a long write of
+            migrate(db, where)  # another process (an import) would otherwise keep every reader from opening
     except sqlite3.DatabaseError as exc:
         raise _failed(db, where, exc) from exc
     except BaseException:
