@@ -355,6 +355,11 @@ def test_an_outcome_from_a_host_whose_clock_runs_behind_does_not_age_the_lesson(
     assert updated.updated_at is not None and updated.updated_at >= lesson.created_at
 
 
-def test_a_naive_clock_is_refused_at_set_up(tmp_path: Path) -> None:
-    with pytest.raises(aa.ConfigError, match="aware datetime"):
-        aa.Memory.open(str(tmp_path / "m.db"), clock=datetime.now, embedder=None)
+def test_a_naive_clock_is_a_config_error_where_it_is_read(tmp_path: Path) -> None:
+    """Read when needed, never when memory is made (a clock may tick on each read): a search or the start of a run
+    says what is wrong, instead of a bare TypeError later, or every run lost."""
+    with aa.Memory.open(str(tmp_path / "m.db"), clock=datetime.now, embedder=None) as naive:
+        with pytest.raises(aa.ConfigError, match="aware datetime"):
+            naive.search("deploys time out", scope=PROJECT)
+        with pytest.raises(aa.ConfigError, match="aware datetime"):
+            naive.run(TASK, scope=PROJECT)

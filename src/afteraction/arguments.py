@@ -11,7 +11,7 @@ from typing import Any
 from afteraction.errors import ConfigError, ValidationError
 from afteraction.model import Scope, Skill, _check
 
-__all__ = ["allowed", "clock", "environment", "experiences", "host_scope", "lesson_id", "run_id", "skill", "verifiers"]
+__all__ = ["allowed", "aware", "environment", "experiences", "host_scope", "lesson_id", "run_id", "skill", "verifiers"]
 
 
 def host_scope(value: object) -> Scope:
@@ -76,10 +76,9 @@ def lesson_id(value: object) -> str | None:
         return None
 
 
-def clock(value: object) -> None:
-    """A clock gives aware datetimes: ``datetime.now`` (naive) would fail every run and search later."""
-    if not callable(value):
-        raise ConfigError(f"clock must be a function returning an aware datetime, got {type(value).__name__}")
-    now = value()
+def aware(now: object) -> datetime:
+    """What the host's clock gave, when it is an aware datetime; ConfigError otherwise (``datetime.now``, naive,
+    would fail every run and search with a bare TypeError)."""
     if not isinstance(now, datetime) or now.utcoffset() is None:
         raise ConfigError(f"clock must return an aware datetime (e.g. datetime.now(timezone.utc)), got {now!r:.60}")
+    return now

@@ -83,7 +83,8 @@ class Memory:
     ) -> None:
         if not isinstance(store, Store):
             raise ConfigError(f"Memory needs a Store, got {type(store).__name__}")
-        arguments.clock(clock)
+        if not callable(clock):
+            raise ConfigError(f"clock must be a function returning an aware datetime, got {type(clock).__name__}")
         lazy, why_not = resolve_embedder(store, embedder)
         self._channel = VectorChannel(store, lazy, budget=vector_budget, why_not=why_not)
         self._last_status = ChannelStatus("not_configured", self._channel.why_not)
@@ -113,7 +114,8 @@ class Memory:
         return cls(open_store(target), **options)
 
     def now(self) -> datetime:
-        return self._clock()
+        """The host's clock, read when needed (never at set-up: a clock may tick on each read)."""
+        return arguments.aware(self._clock())
 
     def report(self, exc: BaseException, where: str) -> None:
         """Hand a swallowed failure to ``on_error``; never raises."""

@@ -139,13 +139,13 @@ def parse_time(value: object, field: str) -> datetime:
             parsed = datetime.fromisoformat(value)
     parsed = parsed or _parse_matched(match, field)
     if not _MIN_UTC <= parsed <= _MAX_UTC:  # stored and ordered in UTC: 9999-12-31T23:59:59-01:00 has no UTC time
-        rule = "is outside the years 1 to 9999 in UTC (or within a day of their ends)"
+        rule = "is outside the years 1 to 9999 in UTC"
         raise ValidationError(field, f"{rule}; got {value[:64]!r}")
     return parsed
 
 
-_MIN_UTC = datetime(1, 1, 2, tzinfo=timezone.utc)  # a day inside the range: any offset keeps it representable
-_MAX_UTC = datetime(9999, 12, 30, tzinfo=timezone.utc)
+_MIN_UTC = datetime.min.replace(tzinfo=timezone.utc)
+_MAX_UTC = datetime.max.replace(tzinfo=timezone.utc)
 
 
 def _parse_matched(match: re.Match[str], field: str) -> datetime:
