@@ -151,3 +151,19 @@ def test_an_empty_key_list_says_so_and_an_arrays_events_are_items(tmp_path: Path
     events.write_text(json.dumps([{"id": "e1"}, {"id": "e2"}], indent=2))
     code, out, _ = cli("validate", str(events))
     assert code == 1 and out.startswith("item 1: ") and "\nitem 2: " in out
+
+
+def test_an_import_is_written_in_batches_and_all_of_it_is_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each batch is its own transaction (other processes wait at most one for the write lock); together they
+    store every line, and a second import of the same file adds nothing."""
+    from afteraction.cli import lessons as cli_lessons
+
+    monkeypatch.setattr(cli_lessons, "IMPORT_BATCH", 2)
+    path = tmp_path / "in.jsonl"
+    lines = (json.dumps({**MINIMAL, "id": f"legacy-{n}", "task": f"Lesson {n}"}) for n in range(5))
+    path.write_text("".join(line + "\n" for line in lines))
+    db = str(tmp_path / "s.db")
+    assert cli("import", str(path), "--db", db)[1] == "read 5, added 5, already present 0\n"
+    assert cli("import", str(path), "--db", db)[1].startswith("read 5, added 0, already present 5")
