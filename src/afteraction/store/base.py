@@ -53,7 +53,9 @@ class Store(Protocol):
         min_confidence: float = 0.5,
     ) -> list[Candidate]:
         """Eligible records visible to ``scope`` whose task, summary or lesson contains
-        any of ``terms`` (plain lower-case words; the backend stems them), best BM25 first."""
+        any of ``terms`` (plain lower-case words; the backend stems them), best text score first. The score
+        is each backend's own (SQLite: FTS5 BM25; PostgreSQL: ``ts_rank`` weighted by rarity among the rows the
+        caller may use): it orders one search's candidates and is not comparable across backends."""
         ...
 
     def lessons(
