@@ -107,6 +107,13 @@ def test_a_time_with_no_utc_instant_is_400_and_reads_keep_working(client: TestCl
     assert client.get("/sessions").status_code == 200
 
 
+def test_a_wrong_type_is_named_in_json_words(client: TestClient) -> None:
+    answer = client.post("/events", json=event(payload=None))
+    assert answer.json()["errors"][0] == {"field": "payload", "message": "must be an object, got null"}
+    answer = client.post("/events", json=event(source=7))
+    assert answer.json()["errors"][0] == {"field": "source", "message": "must be a string, got a number"}
+
+
 def test_a_body_over_the_limit_is_413_before_parsing(client: TestClient) -> None:
     big = json.dumps(event(payload={"text": "x" * LIMITS.event_bytes}))
     answer = client.post("/events", content=big, headers={"content-type": "application/json"})

@@ -30,7 +30,7 @@ def text(value: object, field: str, *, limit: int = MAX_TEXT, blank: bool = Fals
     if not isinstance(value, str):
         if value is None:
             raise ValidationError(field, "is required")
-        raise ValidationError(field, f"must be a string, got {type(value).__name__}")
+        raise ValidationError(field, f"must be a string, got {kind(value)}")
     if not value.isascii() and _SURROGATE.search(value):
         raise ValidationError(field, "holds a lone surrogate: not Unicode text (decode with errors='replace')")
     if not blank and not value.strip():
@@ -87,9 +87,19 @@ def probability(value: object, field: str) -> float:
     return number
 
 
+_JSON_NAMES = {type(None): "null", bool: "true or false", str: "a string", int: "a number", float: "a number"}
+
+
+def kind(value: object) -> str:
+    """What ``value`` is, in the words of JSON for what JSON can hold (``null``, not ``NoneType``)."""
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    return _JSON_NAMES.get(type(value)) or type(value).__name__
+
+
 def mapping(value: object, field: str) -> Mapping[str, Any]:
     if type(value) is not dict and not isinstance(value, Mapping):  # a dict skips the slower ABC check
-        raise ValidationError(field, f"must be an object, got {type(value).__name__}")
+        raise ValidationError(field, f"must be an object, got {kind(value)}")
     for key in value:
         if not isinstance(key, str):
             raise ValidationError(field, f"keys must be strings, got {type(key).__name__}")
