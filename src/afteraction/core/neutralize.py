@@ -34,6 +34,7 @@ __all__ = [
     "MARKER_REMOVED",
     "ROLES",
     "is_marker_like",
+    "may_hide",
     "neutralize",
     "visible",
 ]
@@ -67,22 +68,22 @@ def _span(first: int, last: int) -> str:
 
 # Rule characters by family: the ASCII character first, then its look-alikes.
 _FAMILIES = (
-    "=\u2261\u2263\u2a75\u2a76\ua78a\u30a0" + _span(0x2550, 0x256C),
-    "-\u058a\u05be\u1400\u1806\u2043\u2212\u23af\u2e17\u2e1a\u2e3a\u2e3b\u2e40\u3030\ufe31\ufe32\ufe58\ufe63\uff0d"
+    "=\u2261\u2263\u2a75\u2a76\ua78a\u30a0\u1400\u3013" + _span(0x2550, 0x256C),
+    "-\u058a\u05be\u1806\u2043\u2212\u23af\u2e17\u2e1a\u2e3a\u2e3b\u2e40\u3030\ufe31\ufe32\ufe58\ufe63\uff0d"
     "\u203e\u00af" + _span(0x2010, 0x2015) + _span(0x2500, 0x254F) + _span(0x256D, 0x259F),
     "#\u266f\u2317",
     "*\u2217\u204e\u2051\u2731\u2732\u2733\u2734\u2735\u273b\u273c\u273d\u274b",
     "~\u2053\u223c\u02dc\uff5e\u301c",
     "_\u2017",
-    "<\u00ab\u2039\u300a\u3008\u27e8\u226a\u22d8",
-    ">\u00bb\u203a\u300b\u3009\u27e9\u226b\u22d9",
+    "<\u00ab\u2039\u300a\u3008\u27e8\u226a\u22d8\u276e\u1438",
+    ">\u00bb\u203a\u300b\u3009\u27e9\u226b\u22d9\u276f\u1433",
     "`\u02cb\u2035",
 )
 _RULE_CHARS = "".join(_FAMILIES)
 _RUN = re.compile(
     "|".join(f"(?P<f{n}>[{re.escape(chars)}](?:[ ]*[{re.escape(chars)}]){{2,}})" for n, chars in enumerate(_FAMILIES))
 )
-_COLONS = ":\u2236\ua789\u02d0\u02f8\u05c3\u0589\u0703\u0704\u1804\u205a\u2982"
+_COLONS = ":\u2236\ua789\u02d0\u02f8\u05c3\u0589\u0703\u0704\u1804\u205a\u2982\u16ec\ua4fd"
 
 # --- step 1: characters ----------------------------------------------------------------------------------------
 
@@ -126,9 +127,11 @@ _CONFUSABLES = dict(
     zip(
         "АВЕКМНОРСТХЅІЈаеіјорсуххѕԁһԛԝΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιϲϳɡıǀօսոցհᎪᏴᏟᎬᏀᎻᎡᏚᎢᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜ"
         "ꓐꓑꓒꓓꓔꓖꓗꓙꓚꓜꓝꓟꓠꓡꓢꓣꓦꓧꓪꓫꓬꓮꓰꓲꓳꓴ"
+        "ᎠᖇĐđƎɌϜИⴹƬ"
         "ⲀⲂⲆⲈⲌⲎⲒⲔⲘⲚⲞⲢⲤⲦⲨⲪⲬⲁⲉⲓⲕⲟⲣⲥⲧⲭ",
         "ABEKMHOPCTXSIJaeijopcyxxsdhqwABEZHIKMNOPTYXoicjgilounghABCEGHRSTabcdefghijklmnoprstu"
         "BPdDTGKJCZFMNLSRVHWXYAEIOU"
+        "DRDdERFNET"
         "ABDEZHIKMNOPCTYFXaeikopctx",
         strict=True,
     )
@@ -163,6 +166,24 @@ def _visible(text: str) -> str:
     return text
 
 
+_INVISIBLE_PRINTABLE = re.compile(  # the characters of ``_INVISIBLE`` that ``str.isprintable`` passes, as ranges
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\uffa0\ufe00-\ufe0f\U000e0100-\U000e01ef]"
+)
+
+
+def may_hide(text: str) -> bool:
+    """Whether ``visible(text)`` could differ from ``text`` (tab and line breaks aside): a quick necessary
+    condition at C speed, which decides by the same categories (``str.isprintable`` is False for every removed
+    category and every space but " "), NFKC, and the invisible characters that are printable."""
+    if not text.isprintable():
+        bare = text.replace("\n", "").replace("\t", "").replace("\r", "")
+        if not bare.isprintable():
+            return True
+    return not text.isascii() and (
+        not unicodedata.is_normalized("NFKC", text) or _INVISIBLE_PRINTABLE.search(text) is not None
+    )
+
+
 def visible(text: str) -> str:
     """``text`` as a reader sees it: look-alikes folded (NFKC), invisible characters gone, other spaces plain
     (step 1 of ``neutralize``, line breaks kept). The secret scrubber looks at this form too."""
@@ -189,8 +210,10 @@ _PHRASE = re.compile(
                     "endofthereference",
                 )
             ),
-            r"[\W_]*".join("referenceend") + r"(?![^\W\d_])",
-        )  # "REFERENCE END", not "reference endpoint"
+            r"[\W_]*".join("enduntrustedmaterial"),
+            # "REFERENCE END", "REFERENCES END", "REFERENCE ENDS"; not "reference endpoint"
+            r"[\W_]*".join("reference") + r"(?:[\W_]*s)?[\W_]*" + r"[\W_]*".join("end") + r"(?:[\W_]*s)?(?![^\W\d_])",
+        )
     ),
     re.IGNORECASE,
 )
@@ -205,9 +228,11 @@ _LABEL = re.compile(
 )
 _TAG = re.compile(
     r"<\s*\|?\s*(/?)\s*(system|assistant|user|developer|tool|human|instructions?|sys|im_start|im_end|im_sep"
-    r"|endoftext|eot_id|eom_id|start_header_id|end_header_id|begin_of_text|start|end|message|channel|return"
+    r"|endoftext|eot_id|eom_id|start_header_id|end_header_id|begin_of_text"
     r"|start_of_turn|end_of_turn|start_of_role|end_of_role|start_of_turn_token|end_of_turn_token|system_token"
-    r"|user_token|chatbot_token|reference|reference_material|s)\b[^<>\n]{0,200}>",
+    r"|user_token|chatbot_token|reference|reference_material)\b[^<>\n]{0,200}>"
+    # ordinary words only in a template's own form (``<|start|>``, ``</s>``): ``a<end && b>c`` is code
+    r"|<\s*\|\s*(/?)\s*(start|end|message|channel|return|call|constrain)\s*\|\s*>|<\s*(/?)\s*(s)\s*>",
     re.IGNORECASE,
 )
 # the bracketed turns of other chat templates: [INST] … [/INST], [SYSTEM_PROMPT], [TOOL_CALLS]
@@ -258,18 +283,37 @@ def _rule(match: re.Match[str]) -> str:
 
 
 def _tag(text: str, match: re.Match[str]) -> str:
-    return f"({match.group(1)}{match.group(2).lower()})"
+    pairs = range(1, (match.re.groups or 0) + 1, 2)
+    slash, name = next((match.group(n), match.group(n + 1)) for n in pairs if match.group(n + 1) is not None)
+    return f"({slash}{name.lower()})"
 
 
 def _inline_field(text: str, match: re.Match[str]) -> str:
     return text[match.start() : match.end("label")] + " -"
 
 
+def _may_be_phrase(data: bytes) -> bool:
+    """Whether the (folded, ASCII) text's letters could spell a marker phrase."""
+    letters = data.translate(_LOWER, _NOT_LETTERS)
+    return b"reference" in letters or b"untrustedmaterial" in letters
+
+
 def neutralize(text: str, *, one_line: bool = True) -> str:
     """``text`` made safe to show inside the reference block (see the module docstring). Idempotent.
 
-    ``one_line`` joins lines with ``" / "``; otherwise line breaks are kept as ``"\\n"``.
+    ``one_line`` joins lines with ``" / "``; otherwise line breaks are kept as ``"\\n"``. The steps run again
+    on what they made until nothing changes (a tag removed may leave a marker phrase, a line join a tag).
     """
+    for _ in range(4):
+        done = _once(text, one_line)
+        if done == text:
+            break
+        text = done
+    return text
+
+
+def _once(text: str, one_line: bool) -> str:
+    """One pass of the steps."""
     if text.isascii():
         data = text.encode("ascii")
         shape = data.translate(_SHAPE, b" ")
@@ -279,14 +323,14 @@ def neutralize(text: str, *, one_line: bool = True) -> str:
             or b"<" in data
             or (b"[" in data and _BRACKET_TAG.search(text))
             or (b":" in data and (_LABEL.match(text) or (b"[" in data and _INLINE_FIELD.search(text))))
-            or b"reference" in data.translate(_LOWER, _NOT_LETTERS)
+            or _may_be_phrase(data)
         ):
             return text  # ordinary text: nothing to do
     text = _visible(text.replace("\r\n", "\n"))
     folded = _fold(text)  # folded again only when a step changed the text
     data = folded.encode("ascii", "replace")
     steps: list[tuple[re.Pattern[str], Callable[[str, re.Match[str]], str]]] = []
-    if b"reference" in data.translate(_LOWER, _NOT_LETTERS):
+    if _may_be_phrase(data):
         steps.append((_PHRASE, _marker))
     if b":" in data:
         steps.append((_LABEL, _label))

@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
-from afteraction.core.neutralize import visible
+from afteraction.core.neutralize import may_hide, visible
 
 __all__ = ["REDACTED", "is_secret_name", "redact_url", "redaction", "scrub_text"]
 
@@ -279,6 +279,10 @@ _FAILURES = frozenset(
 )
 
 
+# after the first word of an error's message, more words: a sentence, not a one-word value
+_MESSAGE_GOES_ON = re.compile(r" [A-Za-z]+(?:[ .,;]|$)")
+
+
 def _names_a_failure(name: str) -> bool:
     words = _WORD.findall(name)
     return len(words) > 1 and words[0].lower() in _FAILURES
@@ -304,7 +308,16 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> _Hit | None:
         return None  # nothing there, or already redacted
     start, end = value.span("val")
     found = value["val"]
-    if text[at] == ":" and not named["q"] and found.isascii() and found.isalpha() and _names_a_failure(name):
+    scheme_word = (value["scheme"] or "").strip().lower()
+    if (
+        text[at] == ":"
+        and not named["q"]
+        and scheme_word not in ("bearer", "basic")
+        and found.isascii()
+        and found.isalpha()
+        and (scheme_word or _MESSAGE_GOES_ON.match(text, end))  # two words at least: a sentence
+        and _names_a_failure(name)
+    ):
         return None  # an error and its message (``ExpiredToken: request signature expired``), not a credential
     scheme = (value["scheme"] or "").strip().lower()
     kind = "azure_key" if azure else {"bearer": "bearer", "basic": "basic_auth"}.get(scheme, "secret_assignment")
@@ -370,23 +383,6 @@ def _may_hold_secret(text: str) -> bool:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# What a reader does not see, so that it could split a secret the block then shows whole: controls other than tab
-# and line breaks, format characters (Unicode's Cf: zero-width, soft hyphen, bidi, tags), variation selectors,
-# fillers and private use. A quick necessary condition only: ``neutralize.visible`` decides by category.
-_HIDING = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160"
-    "\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u2800\u3164\ue000-\uf8ff\ufe00-\ufe0f"
-    "\ufeff\uffa0\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
-    "\U0001d173-\U0001d17a\U000e0000-\U000e01ef\U000f0000-\U0010ffff]"
-)
-
-
-def _may_hide(text: str) -> bool:
-    """Whether a reader could see ``text`` otherwise than it is: compatibility forms (fullwidth letters) that
-    NFKC folds, or characters ``neutralize.visible`` removes."""
-    if text.isascii():
-        return not text.isprintable() and _HIDING.search(text) is not None
-    return not unicodedata.is_normalized("NFKC", text) or _HIDING.search(text) is not None
 
 
 def scrub_text(text: str) -> str:
@@ -407,7 +403,7 @@ def _scrub_text(text: str) -> str:
         text = _SURROGATE.sub("\ufffd", text)
     if len(text) < 20 and text.replace("_", "").isalpha():
         return text  # a short word: no secret fits in it
-    if _may_hide(text):
+    if may_hide(text):
         seen = visible(text)  # what the block shows: a zero-width space or fullwidth letters cannot hide a key
         if seen != text and _may_hold_secret(seen) and (scrubbed := _scrub(seen)) != seen:
             return scrubbed  # a secret hid in the characters: kept as a reader sees it, scrubbed
