@@ -166,9 +166,19 @@ def _visible(text: str) -> str:
     return text
 
 
-_INVISIBLE_PRINTABLE = re.compile(  # the characters of ``_INVISIBLE`` that ``str.isprintable`` passes, as ranges
-    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\uffa0\ufe00-\ufe0f\U000e0100-\U000e01ef]"
-)
+def _ranges(chars: set[str]) -> str:
+    """A regex class of ``chars`` written as ranges (a class of hundreds of single characters is slow to search)."""
+    runs: list[list[int]] = []
+    for point in sorted(map(ord, chars)):
+        if runs and point == runs[-1][1] + 1:
+            runs[-1][1] = point
+        else:
+            runs.append([point, point])
+    return "[" + "".join(re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "") for a, b in runs) + "]"
+
+
+# the characters of ``_INVISIBLE`` that ``str.isprintable`` passes (``may_hide`` checks the others by category)
+_INVISIBLE_PRINTABLE = re.compile(_ranges({char for char in _INVISIBLE if char.isprintable()}))
 
 
 def may_hide(text: str) -> bool:

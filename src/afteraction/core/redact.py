@@ -1,8 +1,8 @@
 """Secrets: which field names hold them, and how to find them hiding in free text.
 
-``is_secret_name`` decides by a field's name; ``scrub_text`` replaces each secret found in free text with
-``[REDACTED:<kind>]``. Both are precise rather than greedy: ordinary words ("max_tokens", "the password reset
-flow works", "Bearer of bad news", "sk-learn") pass through untouched.
+``is_secret_name`` (``core.secret_names``) decides by a field's name; ``scrub_text`` replaces each secret found in
+free text with ``[REDACTED:<kind>]``. Both are precise rather than greedy: ordinary words ("max_tokens", "the
+password reset flow works", "Bearer of bad news", "sk-learn") pass through untouched.
 
 Kinds: ``api_key``, ``jwt``, ``bearer``, ``basic_auth``, ``private_key``, ``url_credentials``, ``aws_key``,
 ``aws_secret``, ``azure_key``, ``card``, ``email``, ``secret_assignment``.
@@ -13,11 +13,11 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
 from afteraction.core.neutralize import may_hide, visible
+from afteraction.core.secret_names import is_secret_name, name_words
 
 __all__ = ["REDACTED", "is_secret_name", "redact_url", "redaction", "scrub_text"]
 
@@ -27,78 +27,6 @@ REDACTED = "[REDACTED]"
 def redaction(kind: str) -> str:
     """The marker that replaces a secret of ``kind`` found in text."""
     return f"[REDACTED:{kind}]"
-
-
-# --- secret names -----------------------------------------------------------------------------------------------
-# A name is split into lower-case words (camelCase, kebab, snake, dots, spaces). It is secret when some word (or
-# word pair) is an *anchor* and every word after the anchor only qualifies the value (``password_hash``,
-# ``api_key_value``, ``token2``), never a property of it (``token_count``, ``password_policy``, ``secret_name``).
-
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-
-_ANCHORS = frozenset(
-    """password passwd pwd passphrase passcode secret secrets token bearer csrf xsrf apikey authorization auth
-    credential credentials creds cookie cookies dsn otp totp hotp pin cvv cvc ssn jwt privkey""".split()
-)
-# run-together names: ``dbpassword``, ``xapikey``, ``githubtoken`` is not listed on purpose (``token`` alone
-# as a suffix would catch ``maxtoken``-style counters)
-_COMPACT = tuple(
-    """password passwd passphrase passcode secret apikey accesstoken authtoken apitoken idtoken refreshtoken
-    sessiontoken bearertoken csrftoken xsrftoken privatekey secretkey signingkey encryptionkey sshkey accesskey
-    sessionkey masterkey connstr connectionstring databaseurl dburl cookie credential credentials cardnumber
-    ccnumber creditcard authorization""".split()
-)
-_KEY_MODS = frozenset(
-    """api private secret signing encryption decryption ssh access session master client auth crypto gpg pgp rsa
-    hmac shared account storage license webhook deploy app subscription service admin root""".split()
-)
-_URL_MODS = frozenset(
-    """database db conn connection postgres postgresql pg mysql redis mongo mongodb amqp rabbitmq broker
-    sqlalchemy""".split()
-)
-_SUFFIX_OK = frozenset(
-    """value val header hash hashed code str string text raw b64 base64 hex enc encrypted plain plaintext data env
-    var secret key keys token number num no field param input body bytes bin pem der blob confirm confirmation
-    confirmed new old current again repeat verify jar""".split()
-)
-
-
-def _anchor_ends_at(words: list[str], i: int) -> bool:
-    word = words[i]
-    if word in _ANCHORS or word.endswith(_COMPACT):
-        return True
-    prev = words[i - 1] if i else ""
-    if word in ("key", "keys"):
-        return prev in _KEY_MODS
-    if word in ("url", "uri"):
-        return prev in _URL_MODS
-    if word in ("str", "string"):
-        return prev in ("conn", "connection")
-    if word in ("number", "num", "no"):
-        return prev in ("card", "cc")
-    if word == "card":
-        return prev == "credit"
-    if word == "code":
-        return prev in ("security", "mfa", "verification")
-    return False
-
-
-@lru_cache(maxsize=8192)
-def is_secret_name(name: str) -> bool:
-    """Whether a field called ``name`` holds a secret (``api_key``, ``X-Api-Key``, ``clientSecret``, ``DB_PASSWORD``).
-
-    Counts and settings that merely contain such a word are not secret: ``max_tokens``, ``token_count``,
-    ``tokenizer``, ``author``, ``keyboard``, ``primary_key``, ``password_policy``.
-    """
-    if not name.isascii():
-        name = unicodedata.normalize("NFKC", name)
-    words = [word.lower() for word in _WORD.findall(name)]
-    tail_ok = True  # every word after position i qualifies the value
-    for i in range(len(words) - 1, -1, -1):
-        if tail_ok and _anchor_ends_at(words, i):
-            return True
-        tail_ok = tail_ok and (words[i] in _SUFFIX_OK or words[i].isdigit())
-    return False
 
 
 # --- secrets in text ----------------------------------------------------------------------------------------------
@@ -284,7 +212,7 @@ _MESSAGE_GOES_ON = re.compile(r" [A-Za-z]+(?:[ .,;]|$)")
 
 
 def _names_a_failure(name: str) -> bool:
-    words = _WORD.findall(name)
+    words = name_words(name)
     return len(words) > 1 and words[0].lower() in _FAILURES
 
 

@@ -1,0 +1,87 @@
+"""Which field names hold secrets: ``is_secret_name`` (``api_key``, ``X-Api-Key``, ``clientSecret``, ``DB_PASSWORD``
+are; ``max_tokens``, ``token_count``, ``primary_key`` are not). ``core.redact`` re-exports it and reads text with it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+__all__ = ["is_secret_name", "name_words"]
+
+# A name is split into lower-case words (camelCase, kebab, snake, dots, spaces). It is secret when some word (or
+# word pair) is an *anchor* and every word after the anchor only qualifies the value (``password_hash``,
+# ``api_key_value``, ``token2``), never a property of it (``token_count``, ``password_policy``, ``secret_name``).
+
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def name_words(name: str) -> list[str]:
+    """The words of a name, as written (``ExpiredToken`` -> ``Expired``, ``Token``; ``db_password`` -> ``db``, …)."""
+    return _WORD.findall(name)
+
+
+_ANCHORS = frozenset(
+    """password passwd pwd passphrase passcode secret secrets token bearer csrf xsrf apikey authorization auth
+    credential credentials creds cookie cookies dsn otp totp hotp pin cvv cvc ssn jwt privkey""".split()
+)
+# run-together names: ``dbpassword``, ``xapikey``, ``githubtoken`` is not listed on purpose (``token`` alone
+# as a suffix would catch ``maxtoken``-style counters)
+_COMPACT = tuple(
+    """password passwd passphrase passcode secret apikey accesstoken authtoken apitoken idtoken refreshtoken
+    sessiontoken bearertoken csrftoken xsrftoken privatekey secretkey signingkey encryptionkey sshkey accesskey
+    sessionkey masterkey connstr connectionstring databaseurl dburl cookie credential credentials cardnumber
+    ccnumber creditcard authorization""".split()
+)
+_KEY_MODS = frozenset(
+    """api private secret signing encryption decryption ssh access session master client auth crypto gpg pgp rsa
+    hmac shared account storage license webhook deploy app subscription service admin root""".split()
+)
+_URL_MODS = frozenset(
+    """database db conn connection postgres postgresql pg mysql redis mongo mongodb amqp rabbitmq broker
+    sqlalchemy""".split()
+)
+_SUFFIX_OK = frozenset(
+    """value val header hash hashed code str string text raw b64 base64 hex enc encrypted plain plaintext data env
+    var secret key keys token number num no field param input body bytes bin pem der blob confirm confirmation
+    confirmed new old current again repeat verify jar""".split()
+)
+
+
+def _anchor_ends_at(words: list[str], i: int) -> bool:
+    word = words[i]
+    if word in _ANCHORS or word.endswith(_COMPACT):
+        return True
+    prev = words[i - 1] if i else ""
+    if word in ("key", "keys"):
+        return prev in _KEY_MODS
+    if word in ("url", "uri"):
+        return prev in _URL_MODS
+    if word in ("str", "string"):
+        return prev in ("conn", "connection")
+    if word in ("number", "num", "no"):
+        return prev in ("card", "cc")
+    if word == "card":
+        return prev == "credit"
+    if word == "code":
+        return prev in ("security", "mfa", "verification")
+    return False
+
+
+@lru_cache(maxsize=8192)
+def is_secret_name(name: str) -> bool:
+    """Whether a field called ``name`` holds a secret (``api_key``, ``X-Api-Key``, ``clientSecret``, ``DB_PASSWORD``).
+
+    Counts and settings that merely contain such a word are not secret: ``max_tokens``, ``token_count``,
+    ``tokenizer``, ``author``, ``keyboard``, ``primary_key``, ``password_policy``.
+    """
+    if not name.isascii():
+        name = unicodedata.normalize("NFKC", name)
+    words = [word.lower() for word in name_words(name)]
+    tail_ok = True  # every word after position i qualifies the value
+    for i in range(len(words) - 1, -1, -1):
+        if tail_ok and _anchor_ends_at(words, i):
+            return True
+        tail_ok = tail_ok and (words[i] in _SUFFIX_OK or words[i].isdigit())
+    return False
