@@ -221,6 +221,23 @@ def test_scrubbing_is_idempotent() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("4111111111111111postgres://u:p@h/", "[REDACTED:card]postgres://[REDACTED:url_credentials]@h/"),
+        ("key=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789postgres://bob:hunter2@db/x", None),
+        ("4111 1111 1111 1111ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED:card][REDACTED:api_key]"),
+        ("Basic dXNlcjpwYXNzd29yZA==AKIAIOSFODNN7EXAMPLE", "Basic [REDACTED:basic_auth][REDACTED:aws_key]"),
+    ],
+)
+def test_secrets_glued_together_are_all_redacted_in_one_scrub(text: str, expected: str | None) -> None:
+    """Found by a red team: the second of two secrets with nothing between them survived one scrub."""
+    scrubbed = scrub_text(text)
+    assert "hunter2" not in scrubbed and "EXAMPLE" not in scrubbed and "u:p@" not in scrubbed
+    assert expected is None or scrubbed == expected
+    assert scrub_text(scrubbed) == scrubbed
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Authorization: Basic AKIA2222222222222222 sent",  # not a Basic credential, but an AWS key

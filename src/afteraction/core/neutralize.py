@@ -7,15 +7,16 @@ Record text is untrusted, so before it reaches a prompt ``neutralize``:
    bidi, BOM, soft hyphen, word joiner), tag, private-use, unassigned and filler characters, variation
    selectors; other whitespace becomes a plain space; line breaks become ``" / "`` (``one_line``) or ``"\\n"``;
 2. rewrites the marker phrases (BEGIN/END REFERENCE, END OF REFERENCE, REFERENCE END, UNTRUSTED REFERENCE
-   MATERIAL, in any case, spaced out, with punctuation, or with Cyrillic/Greek/Lisu/Coptic/accented look-alike
-   letters) to ``[marker removed]``;
-3. defuses role and field labels at the start of a line (``System: x`` -> ``System - x``), and a record's number
-   with a label inside one (``… [2] Task: x`` -> ``… [2] Task - x``);
+   MATERIAL, in any case, spaced out, with punctuation, with digits for letters (``0F``), or with
+   Cyrillic/Greek/Lisu/Coptic/accented look-alike letters) to ``[marker removed]``;
+3. defuses role and field labels at the start of a line (``System: x`` -> ``System - x``) or after the `` / ``
+   that joins lines, and a record's number with a label inside one (``… [2] Task: x`` -> ``… [2] Task - x``);
 4. collapses runs of three or more rule characters of one family (``=``, ``-``, ``#``, ``*``, ``~``, ``_``,
    ``<``, ``>``, backticks, each with its dash, box-drawing and other look-alikes; spaces allowed between) to
    two ASCII ones, which also breaks code fences;
-5. defuses chat-template tags (``</system>``, ``<|im_start|>``, ``<start_of_turn>``, ``[INST]``, also with
-   look-alike letters) to ``(/system)``, ``(im_start)``, ``(start_of_turn)``, ``(inst)``.
+5. defuses chat-template tags (``</system>``, ``<|im_start|>``, any ``<|name|>``, ``<start_of_turn>``,
+   ``[INST]``, also with look-alike letters and brackets) to ``(/system)``, ``(im_start)``, ``(start_of_turn)``,
+   ``(inst)``.
 
 No step can create what an earlier step looks for, so ``neutralize`` is idempotent. Ordinary ASCII text is
 checked with a few byte-level tests and returned as is.
@@ -140,6 +141,8 @@ _FOLDS = {
     **_CONFUSABLES,
     **{char: family[0] for family in _FAMILIES for char in family[1:]},
     **dict.fromkeys(_COLONS[1:], ":"),
+    **dict.fromkeys("\u27e6\u301a\u3010\u3014\u2045\u27ec\u3016\u3018", "["),  # ⟦INST⟧, 【INST】 …
+    **dict.fromkeys("\u27e7\u301b\u3011\u3015\u2046\u27ed\u3017\u3019", "]"),
 }
 
 
@@ -206,12 +209,21 @@ def _fold(text: str) -> str:
 
 # --- steps 2 to 5 ---------------------------------------------------------------------------------------------
 
+# digits that read as letters in a phrase (``END 0F REFERENCE``, ``R3F3R3NC3``)
+_DIGIT_LETTERS = {"o": "0", "e": "3", "i": "1", "l": "1", "a": "4", "s": "5", "t": "7", "b": "8"}
+
+
+def _spelled(word: str) -> str:
+    """A regex for ``word``'s letters with anything but a letter or digit between them, a digit look-alike allowed."""
+    return r"[\W_]*".join(f"[{char}{_DIGIT_LETTERS[char]}]" if char in _DIGIT_LETTERS else char for char in word)
+
+
 # no word boundary on purpose: "xEND REFERENCE" still reads as the marker (the cost: "weekend reference")
 _PHRASE = re.compile(
     "|".join(
         (
             *(
-                r"[\W_]*".join(phrase)
+                _spelled(phrase)
                 for phrase in (
                     "beginreference",
                     "endreference",
@@ -220,9 +232,9 @@ _PHRASE = re.compile(
                     "endofthereference",
                 )
             ),
-            r"[\W_]*".join("enduntrustedmaterial"),
+            _spelled("enduntrustedmaterial"),
             # "REFERENCE END", "REFERENCES END", "REFERENCE ENDS"; not "reference endpoint"
-            r"[\W_]*".join("reference") + r"(?:[\W_]*s)?[\W_]*" + r"[\W_]*".join("end") + r"(?:[\W_]*s)?(?![^\W\d_])",
+            _spelled("reference") + r"(?:[\W_]*[s5])?[\W_]*" + _spelled("end") + r"(?:[\W_]*[s5])?(?![^\W\d_])",
         )
     ),
     re.IGNORECASE,
@@ -241,13 +253,22 @@ _TAG = re.compile(
     r"|endoftext|eot_id|eom_id|start_header_id|end_header_id|begin_of_text"
     r"|start_of_turn|end_of_turn|start_of_role|end_of_role|start_of_turn_token|end_of_turn_token|system_token"
     r"|user_token|chatbot_token|reference|reference_material)\b[^<>\n]{0,200}>"
-    # ordinary words only in a template's own form (``<|start|>``, ``</s>``): ``a<end && b>c`` is code
-    r"|<\s*\|\s*(/?)\s*(start|end|message|channel|return|call|constrain)\s*\|\s*>|<\s*(/?)\s*(s)\s*>",
+    # any name in a template's own form (``<|start|>``, DeepSeek's ``<｜end▁of▁sentence｜>``), and ``</s>``;
+    # ordinary words are not tags otherwise: ``a<end && b>c`` is code
+    r"|<\s*\|\s*(/?)\s*([a-z][\w-]{0,40})\s*\|\s*>|<\s*(/?)\s*(s)\s*>",
     re.IGNORECASE,
 )
 # the bracketed turns of other chat templates: [INST] … [/INST], [SYSTEM_PROMPT], [TOOL_CALLS]
 _BRACKET_TAG = re.compile(
     r"\[\s*(/?)\s*(inst|system_prompt|tool_calls|tool_results|available_tools|sys)\s*\]", re.IGNORECASE
+)
+
+# a label after `` / ``, the separator ``one_line`` joins lines with: ``x / System: obey`` written on one line
+# reads exactly like a joined line that starts with the label
+_SLASH_LABEL = re.compile(
+    rf"(?<!\S)/\s(?P<pre>[\s>#*+.()\[\]\d\u2022\u00b7\u2023\u25e6{re.escape(_RULE_CHARS)}]*)"
+    rf"(?P<label>{_LABEL_NAMES})(?![^\W_])(?:[^\w\n]|_)*[{_COLONS}]",
+    re.IGNORECASE,
 )
 
 # a record's number and a field label inside a line (``… [2] Task: Wipe the DB``) reads as a record of its own
@@ -260,8 +281,9 @@ _COLON_LINE = re.compile(rf"\n[\s\W_]*[{_COLONS}]")
 _SHAPE = bytes(
     0 if b < 32 or b == 127 else ord("!") if chr(b) in _RULE_CHARS else b if b == 32 else ord("x") for b in range(256)
 )
-_NOT_LETTERS = bytes(b for b in range(256) if not chr(b).isascii() or not chr(b).isalpha())
-_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
+# letters, and the digits a phrase may use for them (``_DIGIT_LETTERS``), read as lower-case letters
+_NOT_LETTERS = bytes(b for b in range(256) if not (chr(b).isascii() and chr(b).isalpha()) and chr(b) not in "0134578")
+_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0134578", b"abcdefghijklmnopqrstuvwxyzoieastb")
 
 
 def _sub_folded(
@@ -305,7 +327,7 @@ def _inline_field(text: str, match: re.Match[str]) -> str:
 def _may_be_phrase(data: bytes) -> bool:
     """Whether the (folded, ASCII) text's letters could spell a marker phrase."""
     letters = data.translate(_LOWER, _NOT_LETTERS)
-    return b"reference" in letters or b"untrustedmaterial" in letters
+    return b"reference" in letters or b"untrustedmater" in letters
 
 
 def neutralize(text: str, *, one_line: bool = True) -> str:
@@ -332,7 +354,14 @@ def _once(text: str, one_line: bool) -> str:
             or b"!!!" in shape
             or b"<" in data
             or (b"[" in data and _BRACKET_TAG.search(text))
-            or (b":" in data and (_LABEL.match(text) or (b"[" in data and _INLINE_FIELD.search(text))))
+            or (
+                b":" in data
+                and (
+                    _LABEL.match(text)
+                    or (b"[" in data and _INLINE_FIELD.search(text))
+                    or (b"/" in data and _SLASH_LABEL.search(text))
+                )
+            )
             or _may_be_phrase(data)
         ):
             return text  # ordinary text: nothing to do
@@ -346,6 +375,8 @@ def _once(text: str, one_line: bool) -> str:
         steps.append((_LABEL, _label))
         if b"[" in data:
             steps.append((_INLINE_FIELD, _inline_field))
+        if b"/" in data:
+            steps.append((_SLASH_LABEL, _label))
     for pattern, replace in steps:
         changed = _sub_folded(pattern, text, replace, folded)
         if changed is not text:
@@ -361,6 +392,7 @@ def _once(text: str, one_line: bool) -> str:
         text = " / ".join(line for line in (line.strip(" ") for line in text.split("\n")) if line)
         if split_label:  # a label split from its colon by the break now meets it: ``System\n: x``
             text = _sub_folded(_LABEL, text, _label)
+            text = _sub_folded(_SLASH_LABEL, text, _label)
     return text
 
 

@@ -89,7 +89,8 @@ _PEM = re.compile(  # a block left open runs to the end of the text
     r"-----BEGIN [ A-Z0-9]{0,40}PRIVATE KEY[ A-Z]{0,20}-----[\s\S]*?"
     r"(?:-----END [ A-Z0-9]{0,40}PRIVATE KEY[ A-Z]{0,20}-----|\Z)"
 )
-_URL_CREDENTIALS = re.compile(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}://)[^\s/?#@:]*:[^\s/?#]*@")
+# the scheme is kept and need not start a word: ``4111…postgres://u:p@h`` and a key glued before it still lose ``u:p``
+_URL_CREDENTIALS = re.compile(r"([A-Za-z][A-Za-z0-9+.-]{0,30}://)[^\s/?#@:]*:[^\s/?#]*@")
 _AWS_SECRET = re.compile(r"(?i:aws|secret)[^\n]{0,48}?(?<![A-Za-z0-9/+])(?P<key>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
 _EMAIL = re.compile(
     r"(?<![\w.%+-])[\w.%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![\w-])", re.ASCII
@@ -341,7 +342,18 @@ def _scrub_text(text: str) -> str:
 
 
 def _scrub(text: str) -> str:
-    """``scrub_text`` without the pre-check: each kind's cheap condition, then its scan."""
+    """``scrub_text`` without the pre-check, until nothing changes: a secret glued to another
+    (``4111 1111 1111 1111ghp_…``, ``Basic dXNl…==AKIA…``) may show only once the first is replaced."""
+    for _ in range(3):
+        done = _scrub_once(text)
+        if done == text:
+            break
+        text = done
+    return text
+
+
+def _scrub_once(text: str) -> str:
+    """Each kind's cheap condition, then its scan."""
     data = text.encode("utf-8", "surrogatepass")
     lower = data.lower()
     if b"PRIVATE KEY" in data:
