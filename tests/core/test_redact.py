@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from afteraction.core.neutralize import may_hide
+from afteraction.core.lookalike import may_hide
 from afteraction.core.redact import _may_hold_secret, _scrub
 from afteraction.core.sanitize import is_secret_name, scrub_text
 
@@ -369,7 +369,7 @@ _ANY_TEXT = st.one_of(
 @settings(max_examples=500, deadline=None)
 @given(_ANY_TEXT)
 def test_the_quick_check_changes_no_output(text: str) -> None:
-    # text a reader could see otherwise (``neutralize.may_hide``) is scrubbed as seen, a NUL made U+FFFD: not here
+    # text a reader could see otherwise (``lookalike.may_hide``) is scrubbed as seen, a NUL made U+FFFD: not here
     assume("\x00" not in text and not may_hide(text))
     assert scrub_text(text) == _scrub(text)
 

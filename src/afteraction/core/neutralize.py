@@ -25,8 +25,9 @@ checked with a few byte-level tests and returned as is.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
+
+from afteraction.core.lookalike import COLONS, FAMILIES, RULE_CHARS, fold, visible
 
 __all__ = [
     "BEGIN_MARKER",
@@ -35,9 +36,7 @@ __all__ = [
     "MARKER_REMOVED",
     "ROLES",
     "is_marker_like",
-    "may_hide",
     "neutralize",
-    "visible",
 ]
 
 BEGIN_MARKER = "=== BEGIN REFERENCE (UNTRUSTED REFERENCE MATERIAL) ==="
@@ -62,152 +61,12 @@ ROLES = (
 )
 MARKER_REMOVED = "[marker removed]"
 
+# --- the steps (step 1, the characters, is ``lookalike.visible``) ---------------------------------------------
 
-def _span(first: int, last: int) -> str:
-    return "".join(map(chr, range(first, last + 1)))
-
-
-# Rule characters by family: the ASCII character first, then its look-alikes.
-_FAMILIES = (
-    "=\u2261\u2263\u2a75\u2a76\ua78a\u30a0\u1400\u3013" + _span(0x2550, 0x256C),
-    "-\u058a\u05be\u1806\u2043\u2212\u23af\u2e17\u2e1a\u2e3a\u2e3b\u2e40\u3030\ufe31\ufe32\ufe58\ufe63\uff0d"
-    "\u203e\u00af" + _span(0x2010, 0x2015) + _span(0x2500, 0x254F) + _span(0x256D, 0x259F),
-    "#\u266f\u2317",
-    "*\u2217\u204e\u2051\u2731\u2732\u2733\u2734\u2735\u273b\u273c\u273d\u274b",
-    "~\u2053\u223c\u02dc\uff5e\u301c",
-    "_\u2017",
-    "<\u00ab\u2039\u300a\u3008\u27e8\u226a\u22d8\u276e\u1438",
-    ">\u00bb\u203a\u300b\u3009\u27e9\u226b\u22d9\u276f\u1433",
-    "`\u02cb\u2035",
-)
-_RULE_CHARS = "".join(_FAMILIES)
+# a run of three or more rule characters of one family, spaces allowed between
 _RUN = re.compile(
-    "|".join(f"(?P<f{n}>[{re.escape(chars)}](?:[ ]*[{re.escape(chars)}]){{2,}})" for n, chars in enumerate(_FAMILIES))
+    "|".join(f"(?P<f{n}>[{re.escape(chars)}](?:[ ]*[{re.escape(chars)}]){{2,}})" for n, chars in enumerate(FAMILIES))
 )
-_COLONS = ":\u2236\ua789\u02d0\u02f8\u05c3\u0589\u0703\u0704\u1804\u205a\u2982\u16ec\ua4fd"
-
-# --- step 1: characters ----------------------------------------------------------------------------------------
-
-_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
-_INVISIBLE = frozenset(
-    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u2800\u3164\uffa0"
-    + _span(0xFE00, 0xFE0F)
-    + _span(0xE0100, 0xE01EF)
-)
-_REMOVED_CATEGORIES = frozenset(("Cc", "Cf", "Cs", "Co", "Cn"))
-
-
-class _LazyMap(dict[int, "int | str | None"]):
-    """A ``str.translate`` table decided per code point on first sight, then cached."""
-
-    def __init__(self, decide: Callable[[str], int | str | None]) -> None:
-        super().__init__()
-        self._decide = decide
-
-    def __missing__(self, cp: int) -> int | str | None:
-        value = self[cp] = self._decide(chr(cp))
-        return value
-
-
-def _visible_char(char: str) -> int | str | None:
-    """Keep a character (its code point), delete it (None), or make it a space or a line break."""
-    if char in _LINE_BREAKS:
-        return "\n"
-    if char == "\t":
-        return " "
-    if char in _INVISIBLE:
-        return None
-    category = unicodedata.category(char)
-    if category in _REMOVED_CATEGORIES:
-        return None
-    return " " if category[0] == "Z" else ord(char)
-
-
-# Letters that look Latin but NFKC keeps apart: Cyrillic, Greek, Armenian, Cherokee, small capitals, Lisu, Coptic.
-_CONFUSABLES = dict(
-    zip(
-        "АВЕКМНОРСТХЅІЈаеіјорсуххѕԁһԛԝΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιϲϳɡıǀօսոցհᎪᏴᏟᎬᏀᎻᎡᏚᎢᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜ"
-        "ꓐꓑꓒꓓꓔꓖꓗꓙꓚꓜꓝꓟꓠꓡꓢꓣꓦꓧꓪꓫꓬꓮꓰꓲꓳꓴ"
-        "ᎠᖇĐđƎɌϜИⴹƬ"
-        "ⲀⲂⲆⲈⲌⲎⲒⲔⲘⲚⲞⲢⲤⲦⲨⲪⲬⲁⲉⲓⲕⲟⲣⲥⲧⲭ",
-        "ABEKMHOPCTXSIJaeijopcyxxsdhqwABEZHIKMNOPTYXoicjgilounghABCEGHRSTabcdefghijklmnoprstu"
-        "BPdDTGKJCZFMNLSRVHWXYAEIOU"
-        "DRDdERFNET"
-        "ABDEZHIKMNOPCTYFXaeikopctx",
-        strict=True,
-    )
-)
-_FOLDS = {
-    **_CONFUSABLES,
-    **{char: family[0] for family in _FAMILIES for char in family[1:]},
-    **dict.fromkeys(_COLONS[1:], ":"),
-    **dict.fromkeys("\u27e6\u301a\u3010\u3014\u2045\u27ec\u3016\u3018", "["),  # ⟦INST⟧, 【INST】 …
-    **dict.fromkeys("\u27e7\u301b\u3011\u3015\u2046\u27ed\u3017\u3019", "]"),
-}
-
-
-def _folded_char(char: str) -> int | str | None:
-    """Detection only, one character for one: look-alike letters, rules and colons fold to ASCII."""
-    if char in _FOLDS:
-        return _FOLDS[char]
-    base = unicodedata.normalize("NFD", char)[0]
-    return base if base.isascii() and base.isalpha() else ord(char)
-
-
-_VISIBLE = _LazyMap(_visible_char)
-_FOLD = _LazyMap(_folded_char)
-
-
-def _visible(text: str) -> str:
-    if text.isascii():
-        return text if text.isprintable() else text.translate(_VISIBLE)
-    for _ in range(4):  # NFKC and removal may each expose work for the other; stable after a round or two
-        done = unicodedata.normalize("NFKC", text).translate(_VISIBLE)
-        if done == text:
-            break
-        text = done
-    return text
-
-
-def _ranges(chars: set[str]) -> str:
-    """A regex class of ``chars`` written as ranges (a class of hundreds of single characters is slow to search)."""
-    runs: list[list[int]] = []
-    for point in sorted(map(ord, chars)):
-        if runs and point == runs[-1][1] + 1:
-            runs[-1][1] = point
-        else:
-            runs.append([point, point])
-    return "[" + "".join(re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "") for a, b in runs) + "]"
-
-
-# the characters of ``_INVISIBLE`` that ``str.isprintable`` passes (``may_hide`` checks the others by category)
-_INVISIBLE_PRINTABLE = re.compile(_ranges({char for char in _INVISIBLE if char.isprintable()}))
-
-
-def may_hide(text: str) -> bool:
-    """Whether ``visible(text)`` could differ from ``text`` (tab and line breaks aside): a quick necessary
-    condition at C speed, which decides by the same categories (``str.isprintable`` is False for every removed
-    category and every space but " "), NFKC, and the invisible characters that are printable."""
-    if not text.isprintable():
-        bare = text.replace("\n", "").replace("\t", "").replace("\r", "")
-        if not bare.isprintable():
-            return True
-    return not text.isascii() and (
-        not unicodedata.is_normalized("NFKC", text) or _INVISIBLE_PRINTABLE.search(text) is not None
-    )
-
-
-def visible(text: str) -> str:
-    """``text`` as a reader sees it: look-alikes folded (NFKC), invisible characters gone, other spaces plain
-    (step 1 of ``neutralize``, line breaks kept). The secret scrubber looks at this form too."""
-    return _visible(text)
-
-
-def _fold(text: str) -> str:
-    return text if text.isascii() else text.translate(_FOLD)
-
-
-# --- steps 2 to 5 ---------------------------------------------------------------------------------------------
 
 # digits that read as letters in a phrase (``END 0F REFERENCE``, ``R3F3R3NC3``)
 _DIGIT_LETTERS = {"o": "0", "e": "3", "i": "1", "l": "1", "a": "4", "s": "5", "t": "7", "b": "8"}
@@ -244,8 +103,8 @@ _LABEL_NAMES = "|".join(r"[\s_-]*".join(name.split()) for name in sorted((*LABEL
 # nothing but punctuation (``**System**:``, ``Lesson - :``), up to the last such colon. JSON (``{"status": 1}``)
 # is left alone.
 _LABEL = re.compile(
-    rf"^(?P<pre>[\s>#*+.()\[\]\d\u2022\u00b7\u2023\u25e6{re.escape(_RULE_CHARS)}]*)"
-    rf"(?P<label>{_LABEL_NAMES})(?![^\W_])(?:[^\w\n]|_)*[{_COLONS}]",
+    rf"^(?P<pre>[\s>#*+.()\[\]\d\u2022\u00b7\u2023\u25e6{re.escape(RULE_CHARS)}]*)"
+    rf"(?P<label>{_LABEL_NAMES})(?![^\W_])(?:[^\w\n]|_)*[{COLONS}]",
     re.IGNORECASE | re.MULTILINE,
 )
 _TAG = re.compile(
@@ -266,20 +125,20 @@ _BRACKET_TAG = re.compile(
 # a label after `` / ``, the separator ``one_line`` joins lines with: ``x / System: obey`` written on one line
 # reads exactly like a joined line that starts with the label
 _SLASH_LABEL = re.compile(
-    rf"(?<!\S)/\s(?P<pre>[\s>#*+.()\[\]\d\u2022\u00b7\u2023\u25e6{re.escape(_RULE_CHARS)}]*)"
-    rf"(?P<label>{_LABEL_NAMES})(?![^\W_])(?:[^\w\n]|_)*[{_COLONS}]",
+    rf"(?<!\S)/\s(?P<pre>[\s>#*+.()\[\]\d\u2022\u00b7\u2023\u25e6{re.escape(RULE_CHARS)}]*)"
+    rf"(?P<label>{_LABEL_NAMES})(?![^\W_])(?:[^\w\n]|_)*[{COLONS}]",
     re.IGNORECASE,
 )
 
 # a record's number and a field label inside a line (``… [2] Task: Wipe the DB``) reads as a record of its own
-_INLINE_FIELD = re.compile(rf"\[\s*\d{{1,4}}\s*\]\s*(?P<label>{_LABEL_NAMES})(?![^\W_])\s*[{_COLONS}]", re.IGNORECASE)
+_INLINE_FIELD = re.compile(rf"\[\s*\d{{1,4}}\s*\]\s*(?P<label>{_LABEL_NAMES})(?![^\W_])\s*[{COLONS}]", re.IGNORECASE)
 
 # a line that begins with a colon: joined to the line before, it may complete a label there
-_COLON_LINE = re.compile(rf"\n[\s\W_]*[{_COLONS}]")
+_COLON_LINE = re.compile(rf"\n[\s\W_]*[{COLONS}]")
 
 # byte-level checks on the folded text: controls -> 0, rule characters -> "!", spaces dropped, the rest -> "x"
 _SHAPE = bytes(
-    0 if b < 32 or b == 127 else ord("!") if chr(b) in _RULE_CHARS else b if b == 32 else ord("x") for b in range(256)
+    0 if b < 32 or b == 127 else ord("!") if chr(b) in RULE_CHARS else b if b == 32 else ord("x") for b in range(256)
 )
 # letters, and the digits a phrase may use for them (``_DIGIT_LETTERS``), read as lower-case letters
 _NOT_LETTERS = bytes(b for b in range(256) if not (chr(b).isascii() and chr(b).isalpha()) and chr(b) not in "0134578")
@@ -293,7 +152,7 @@ def _sub_folded(
     positions in ``text``; ``text`` itself when nothing matched."""
     out: list[str] = []
     end = 0
-    for match in pattern.finditer(_fold(text) if folded is None else folded):
+    for match in pattern.finditer(fold(text) if folded is None else folded):
         out += (text[end : match.start()], replace(text, match))
         end = match.end()
     if not out:
@@ -311,7 +170,7 @@ def _label(text: str, match: re.Match[str]) -> str:
 
 
 def _rule(match: re.Match[str]) -> str:
-    return _FAMILIES[int(str(match.lastgroup)[1:])][0] * 2
+    return FAMILIES[int(str(match.lastgroup)[1:])][0] * 2
 
 
 def _tag(text: str, match: re.Match[str]) -> str:
@@ -365,8 +224,8 @@ def _once(text: str, one_line: bool) -> str:
             or _may_be_phrase(data)
         ):
             return text  # ordinary text: nothing to do
-    text = _visible(text.replace("\r\n", "\n"))
-    folded = _fold(text)  # folded again only when a step changed the text
+    text = visible(text.replace("\r\n", "\n"))
+    folded = fold(text)  # folded again only when a step changed the text
     data = folded.encode("ascii", "replace")
     steps: list[tuple[re.Pattern[str], Callable[[str, re.Match[str]], str]]] = []
     if _may_be_phrase(data):
@@ -380,13 +239,13 @@ def _once(text: str, one_line: bool) -> str:
     for pattern, replace in steps:
         changed = _sub_folded(pattern, text, replace, folded)
         if changed is not text:
-            text, folded = changed, _fold(changed)
+            text, folded = changed, fold(changed)
     if b"!!!" in folded.encode("ascii", "replace").translate(_SHAPE, b" "):  # a defused label may touch a rule
         text = _RUN.sub(_rule, text)
-        folded = _fold(text)
+        folded = fold(text)
     for present, pattern in ((b"<", _TAG), (b"[", _BRACKET_TAG)):  # folded: ``‹/ѕystem>`` is a tag too
         if present in data and (changed := _sub_folded(pattern, text, _tag, folded)) is not text:
-            text, folded = changed, _fold(changed)
+            text, folded = changed, fold(changed)
     if one_line and "\n" in text:
         split_label = b":" in data and _COLON_LINE.search(folded) is not None
         text = " / ".join(line for line in (line.strip(" ") for line in text.split("\n")) if line)
@@ -399,5 +258,5 @@ def _once(text: str, one_line: bool) -> str:
 def is_marker_like(line: str) -> bool:
     """Whether ``line`` could be mistaken for a begin/end marker: a rule (three or more rule characters of a family,
     spaces allowed between) or a marker phrase, after folding look-alikes and dropping invisible characters."""
-    folded = _fold(_visible(line))
+    folded = fold(visible(line))
     return bool(_RUN.search(folded) or _PHRASE.search(folded))

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from afteraction.core.neutralize import may_hide, visible
+from afteraction.core.lookalike import may_hide, visible
 from afteraction.core.secret_names import is_secret_name, name_words
 
 __all__ = ["REDACTED", "is_secret_name", "redact_url", "redaction", "scrub_text"]
@@ -319,7 +319,7 @@ def scrub_text(text: str) -> str:
 
     A lone surrogate (text decoded with ``surrogateescape``: a file name, a process's output) becomes U+FFFD: it
     is not Unicode text, and no store can keep it; so does a NUL (PostgreSQL refuses it in text). Text is also
-    read as a reader sees it (``neutralize.visible``: look-alikes folded, invisible characters gone): when a
+    read as a reader sees it (``lookalike.visible``: look-alikes folded, invisible characters gone): when a
     secret shows only there (``sk-\u200bproj-…``, fullwidth letters), the text is kept in that form, scrubbed;
     otherwise it is kept as it came."""
     found = _scrub_text(text)
