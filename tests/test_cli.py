@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 import afteraction as aa
 from afteraction.cli import main
-from afteraction.store.sqlite_schema import MIGRATIONS, migrate
+from afteraction.store.sqlite_schema import MIGRATIONS, MIGRATIONS_TABLE, migrate
 from tests._golden import assert_golden
 
 SCOPE = [
@@ -386,3 +386,37 @@ def test_db_status_on_postgres_refuses_a_table_it_did_not_create(pg_url: str) ->
     for command in ("status", "upgrade"):
         code, _, err = cli("db", command, "--db", pg_url)
         assert code == 2 and "did not create" in err
+
+
+def test_import_refuses_a_misspelt_field_and_imports_nothing(tmp_path: Path) -> None:
+    """Found by an operator: ``expire_at`` for ``expires_at`` imported a lesson that never expires."""
+    db, source = str(tmp_path / "m.db"), tmp_path / "in.jsonl"
+    good = {**MINIMAL, "id": "good"}
+    for typo, field in [
+        ({"expire_at": "2020-01-01T00:00:00Z"}, "expire_at"),
+        ({"scenario": {"task": "t", "enviroment": {"os": "linux"}}}, "scenario.enviroment"),
+    ]:
+        source.write_text(json.dumps(good) + "\n" + json.dumps({**MINIMAL, **typo}) + "\n", encoding="utf-8")
+        code, _, err = cli("import", str(source), "--db", db)
+        assert code != 0 and f"line 2: {field}: is not a field of" in err
+        assert cli("export", "--db", db)[1] == ""
+    source.write_text(json.dumps({**MINIMAL, "summary": None}) + "\n", encoding="utf-8")  # null: absent
+    assert cli("import", str(source), "--db", db)[0] == 0
+
+
+def test_export_into_a_missing_folder_names_it_without_a_traceback(tmp_path: Path) -> None:
+    db = str(tmp_path / "m.db")
+    cli("demo", "--db", db)
+    target = tmp_path / "no_such_dir" / "lessons.jsonl"
+    code, out, err = cli("export", str(target), "--db", db)
+    assert code != 0 and out == "" and f"cannot write {target}" in err and "Traceback" not in err
+    assert not target.parent.exists()
+
+
+def test_a_store_with_another_builds_migration_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "branch.db"
+    cli("db", "upgrade", "--db", str(path))
+    with closing(sqlite3.connect(path, isolation_level=None)) as db:
+        db.execute(f"INSERT INTO {MIGRATIONS_TABLE} (name, applied_at) VALUES ('m999_from_a_branch', 'now')")
+    code, _, err = cli("db", "status", "--db", str(path))
+    assert code == 2 and "m999_from_a_branch" in err and "newer than" not in err

@@ -197,6 +197,7 @@ def test_the_reasons_are_a_fixed_set() -> None:
         "dimension_mismatch",
         "search_failed",
         "timeout",
+        "no_terms",
     )
 
 
@@ -204,3 +205,32 @@ def test_the_reasons_are_a_fixed_set() -> None:
 def test_a_bad_budget_is_refused_at_set_up(budget: Any) -> None:
     with pytest.raises(aa.ConfigError, match="vector_budget"):
         aa.Memory(MemoryStore(), embedder=Letters(), vector_budget=budget)
+
+
+def test_a_query_with_no_words_says_so_and_touches_no_channel() -> None:
+    """Found by a user: after a blank query the status still told of the search before it."""
+    reported: list[str] = []
+    mem = open_memory(MemoryStore(), Down(), reported)
+    assert mem.search(QUERY, scope=SCOPE) and mem.channel_status.reason == "provider_unavailable"
+    for blank in ("", "   ", "the and of it", "hi, thanks!"):
+        assert mem.search(blank, scope=SCOPE) == []
+        assert mem.channel_status.reason == "no_terms"
+    assert vector_reports(reported) == ["search.vector.provider_unavailable"]
+
+
+class Strict(Letters):
+    """An embedder that, like a real tokenizer, refuses text that is not Unicode (a lone surrogate)."""
+
+    def embed(self, texts: Any) -> list[list[float]]:
+        for text in texts:
+            text.encode("utf-8")
+        return super().embed(texts)
+
+
+def test_a_lone_surrogate_in_a_query_is_not_blamed_on_the_embedder() -> None:
+    """Found by a user: ``search("refund \\ud800 pending")`` was a ``provider_unavailable`` report."""
+    reported: list[str] = []
+    mem = open_memory(MemoryStore(), Strict(), reported)
+    assert mem.wait_indexed(5)
+    assert [hit.id for hit in mem.search("refund \udcff stuck in \ud800 pending", scope=SCOPE)] == ["a"]
+    assert mem.channel_status.reason == "ok" and reported == []

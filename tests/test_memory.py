@@ -253,3 +253,19 @@ def test_learn_from_a_real_aep_stream(mem: aa.Memory, conformance: Path) -> None
     with pytest.raises(aa.ValidationError) as info:
         mem.learn(aa.Run(id="r", task="t", scope=AGENT, started_at=travel.created_at))
     assert info.value.field == "run.state"
+
+
+def test_a_record_too_large_for_the_block_gives_way_to_the_next_ranked(tmp_path: Path) -> None:
+    """Found by a user: a long ticket ranked first, too large for the bounds, emptied a block of one
+    record although a short lesson about the same problem fitted."""
+    ticket = "Refund for order 42 is stuck in pending. " + "worker=refund-7 state=pending lock=held shard=eu-1; " * 20
+    with aa.Memory.open(str(tmp_path / "m.db"), embedder=None, clock=FixedClock()) as mem:
+        mem.add(make_experience(ticket, scope=ACME, id="long"))
+        mem.add(make_experience("Refund stuck in pending: the refund lock is held", scope=ACME, id="short"))
+        query = "refund stuck in pending, worker refund-7 on shard eu-1 shows the lock held"
+        assert [hit.id for hit in mem.search(query, scope=ACME)] == ["long", "short"]
+        for bounds in ({"max_records": 1, "max_tokens": 300}, {"max_records": 1, "max_bytes": 1024}):
+            block, shown = mem.block_with_hits(query, scope=ACME, **bounds)
+            assert [hit.id for hit in shown] == ["short"] and block.count("\n[") == 1
+        block, shown = mem.block_with_hits(query, scope=ACME, max_records=1)
+        assert [hit.id for hit in shown] == ["long"]  # when it fits, the best ranked is shown

@@ -186,6 +186,11 @@ class RemoteMemory(Memory):
         found = self._call("POST", "/experience/search", json=body)
         return [_parsed(Hit.from_dict, item) for item in _read(found, "hits")]
 
+    def _ranked(self, query: str, scope: Scope, k: int, env: Mapping[str, str] | None) -> list[Hit]:
+        """What ``block_with_hits`` (a run's block) goes through: the service's best ``2 k``, so that
+        a record too large for the bounds gives way to the next, as in a local memory."""
+        return self.search(query, scope=scope, k=min(2 * k, 100), env=env)
+
     def reference_block(
         self,
         task: str,

@@ -23,12 +23,10 @@ from typing import Any
 from afteraction import arguments
 from afteraction.core.capture import clean_env, clean_experience, clean_run, clean_skill, clean_task
 from afteraction.core.distill import distill
-from afteraction.core.fusion import cosine_bound, fuse
-from afteraction.core.rank import DEFAULT_WEIGHTS, Weights, rank
+from afteraction.core.rank import DEFAULT_WEIGHTS, Weights
 from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout, block_with_hits
 from afteraction.core.sanitize import LIMITS, Limits
-from afteraction.core.tasktext import MAX_TASK_CHARS
-from afteraction.core.text import MAX_QUERY_TERMS, query_terms
+from afteraction.core.text import MAX_QUERY_TERMS
 from afteraction.core.verify import Verifier
 from afteraction.core.verify import verify as check_run
 from afteraction.embed.base import AsyncEmbedder, Embedder
@@ -38,19 +36,14 @@ from afteraction.indexing import Indexer
 from afteraction.memory_async import AsyncMemory
 from afteraction.model import Experience, Hit, Lesson, Run, Scope, Skill, Status, _check
 from afteraction.recorder import ErrorHandler, RunRecorder, deliver, log_error
+from afteraction.searching import MAX_QUERY_CHARS, query_text, ranked, whole
 from afteraction.settings import api_key, database_url
 from afteraction.store import Store, open_store
 from afteraction.store.base import VectorStore
-from afteraction.store.records import settled
 from afteraction.vector_channel import DEFAULT_BUDGET, DEFAULT_EMBEDDER, ChannelStatus, VectorChannel, resolve_embedder
 
 __all__ = ["DEFAULT_EMBEDDER", "MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "AsyncMemory", "Lesson", "Memory"]
 
-#: A query longer than this many characters is cut there (never an error); of what is left, the
-#: first ``MAX_QUERY_TERMS`` content terms are searched and the embedder reads the first 256 tokens.
-MAX_QUERY_CHARS = MAX_TASK_CHARS
-#: Candidates fetched from each channel for ranking (at least 4 per hit asked for).
-CANDIDATES = 30
 #: Seconds ``close()`` lets background indexing finish what is queued.
 CLOSE_TIMEOUT = 2.0
 
@@ -244,41 +237,28 @@ class Memory:
         """The ``k`` best eligible, relevant lessons for ``query`` that ``scope`` may see. A query
         over ``MAX_QUERY_CHARS`` characters is cut there. ``channel_status`` then tells whether the
         vector channel ran, and if not why."""
+        hits = self._ranked(query, scope, k, env)
+        handed = whole(hits[:k])
+        self.handed.add(hit.experience for hit in handed)
+        return handed
+
+    def _ranked(self, query: str, scope: Scope, k: int, env: Mapping[str, str] | None) -> list[Hit]:
         scope, env = arguments.host_scope(scope), arguments.environment(env)
         if not isinstance(query, str):
             raise ValidationError("query", f"must be a string, got {type(query).__name__}")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 100:
             raise ValidationError("k", "must be an integer from 1 to 100")
-        text = query[:MAX_QUERY_CHARS]
-        terms = query_terms(text)
-        if not terms:
-            return []
         now = self.now()
-        limit = max(CANDIDATES, 4 * k)
-        floor = self.weights.min_confidence
-        pending = self._channel.start(scope, text, now=now, limit=limit, min_confidence=floor)
-        try:
-            candidates = self.store.search_text(scope, terms, now=now, limit=limit, min_confidence=floor)
-        finally:
-            vector, status = pending.result()
+        hits, status = ranked(
+            self.store, self._channel, self.weights, query_text(query), scope=scope, now=now, k=k, env=env
+        )
         self._note(status)
-        if not status.ok:
-            hits = rank(text, candidates, scope=scope, now=now, env=env, weights=self.weights)
-        else:
-            merged = fuse(candidates, vector)
-            bound = cosine_bound(vector, limit)
-            hits = rank(
-                text, merged, scope=scope, now=now, env=env, weights=self.weights, hybrid=True, cosine_bound=bound
-            )
-        # a store may decode its candidates only as far as ranking reads them: the hits handed out are whole
-        handed = [Hit(settled(hit.experience), hit.score, hit.relevance, hit.factors) for hit in hits[:k]]
-        self.handed.add(hit.experience for hit in handed)
-        return handed
+        return hits
 
     def _note(self, status: ChannelStatus) -> None:
         """Keep the last status; report a failure of the vector channel once per reason in a row."""
         self._last_status = status
-        failing = None if status.reason in ("ok", "not_configured") else status.reason
+        failing = None if status.reason in ("ok", "not_configured", "no_terms") else status.reason
         if failing is not None and failing != self._reported:
             self.report(
                 EmbedderError(f"vector channel {failing}: {status.detail}; searching by text only"),
@@ -326,8 +306,12 @@ class Memory:
         options = self.block_options.with_(
             layout=layout, max_records=max_records, max_bytes=max_bytes, max_tokens=max_tokens
         )
-        hits = self.search(task, scope=scope, k=(k := min(options.max_records, 100)), env=env)
-        return block_with_hits(hits, options, complete=len(hits) < k)
+        hits = self._ranked(task, scope, k := min(options.max_records, 100), env)
+        block, shown = block_with_hits(whole(hits[:k]), options, complete=len(hits) < k)
+        if len(shown) < k < len(hits):  # a record too large for the bounds, or copies: on to the next ranked
+            block, shown = block_with_hits(whole(hits[: 2 * k]), options, complete=len(hits) <= 2 * k)
+        self.handed.add(hit.experience for hit in shown)
+        return block, shown
 
     def lessons(
         self, *, scope: Scope, limit: int = 50, offset: int = 0, status: Status | str | None = None

@@ -14,7 +14,9 @@ a fixed set of reasons (``REASONS``), in a ``ChannelStatus``:
   or from the stored vectors' of that model;
 - ``search_failed``: the store's vector search raised;
 - ``timeout``: embedding and search together took longer than the budget (or earlier searches
-  still hold the channel's threads).
+  still hold the channel's threads);
+- ``no_terms``: the query holds no words to search for (blank, stop words or filler): neither
+  channel ran and the search found nothing.
 
 The query is embedded in a small shared thread pool while the caller's thread runs the text
 search (onnxruntime releases the GIL), so the two overlap. ``LazyEmbedder`` loads the bundled
@@ -61,6 +63,7 @@ Reason = Literal[
     "dimension_mismatch",
     "search_failed",
     "timeout",
+    "no_terms",
 ]
 REASONS: tuple[Reason, ...] = (
     "ok",
@@ -70,6 +73,7 @@ REASONS: tuple[Reason, ...] = (
     "dimension_mismatch",
     "search_failed",
     "timeout",
+    "no_terms",
 )
 #: Seconds the vector channel may take per search, embedding included.
 DEFAULT_BUDGET = 0.5

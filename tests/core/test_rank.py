@@ -149,3 +149,14 @@ def test_coverage_terms_must_be_a_positive_integer() -> None:
     for bad in (0, -1, True, 2.5):
         with pytest.raises(ValueError, match="coverage_terms"):
             Weights(coverage_terms=bad)  # type: ignore[arg-type]
+
+
+def test_a_text_only_hit_carries_the_relevance_its_score_uses() -> None:
+    """Found by a user: without the vector channel ``Hit.relevance`` was the coverage alone, while the
+    score used 0.8 × coverage + 0.2 × normalized BM25 (as docs/retrieval.md says)."""
+    candidates = [cand("Refund ticket 42 is stuck in pending", score=2.0), cand("Refund stuck", score=0.5)]
+    hits = rank("refund ticket stuck in pending", candidates, scope=ACME, now=T0)
+    assert len(hits) == 2
+    for hit in hits:
+        assert hit.relevance == hit.factors["relevance"]
+    assert hits[1].relevance == pytest.approx(0.8 * 2 / 4 + 0.2 * 0.25)

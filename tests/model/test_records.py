@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -201,3 +202,41 @@ def test_bad_wordings_and_outcome_keys_name_the_field(change: dict[str, Any], fi
     with pytest.raises(ValidationError) as info:
         Experience.from_dict(_stored(**change))
     assert info.value.field == field
+
+
+def test_an_import_refuses_a_key_that_is_no_field_at_any_depth() -> None:
+    full = _stored(scenario={"task": "t", "environment": {}, "symptoms": [], "failure_signature": ""},
+                   solution={"tried": [{"attempt": 0, "tool": "x", "error_class": "E"}], "worked": "", "steps": []},
+                   skill={"statement": "s", "authored_by": "host"})  # fmt: skip
+    assert Experience.from_dict(full, strict=True) == Experience.from_dict(full)
+    for change, field in [
+        ({"expire_at": "2030-01-01T00:00:00Z"}, "expire_at"),
+        ({"scenario": {"task": "t", "enviroment": {}}}, "scenario.enviroment"),
+        ({"solution": {"tried": [{"attempt": 0, "tool": "x", "error_class": "E", "err": 1}]}}, "solution.tried[0].err"),
+        ({"skill": {"statement": "s", "authored_by": "host", "when": []}}, "skill.when"),
+    ]:
+        with pytest.raises(ValidationError) as info:
+            Experience.from_dict(_stored(**change), strict=True)
+        assert info.value.field == field and "is not a field of" in info.value.rule
+        Experience.from_dict(_stored(**change))  # a stored record or a newer service's answer: read as before
+
+
+def test_null_optional_fields_are_absent_and_wrong_types_are_named_in_jsons_words() -> None:
+    read = Experience.from_dict(_stored(summary=None, source=None))
+    assert (read.summary, read.source) == ("", "import")
+    for change, rule in [
+        ({"confidence": "high"}, "must be a number, got a string"),
+        ({"supporting": 2.5}, "must be an integer, got 2.5"),
+        ({"checks": "ok"}, "must be a list of strings, got a string"),
+    ]:
+        with pytest.raises(ValidationError, match=rule):
+            Experience.from_dict(_stored(**change))
+
+
+def test_a_naive_expiry_or_update_time_is_refused_naming_the_field() -> None:
+    """Found by a user: a naive ``expires_at`` was accepted, then ``add`` failed with a bare TypeError."""
+    base = Experience.from_dict(_stored())
+    for name in ("expires_at", "updated_at"):
+        with pytest.raises(ValidationError) as info:
+            dataclasses.replace(base, **{name: datetime(2030, 1, 1)})
+        assert info.value.field == name

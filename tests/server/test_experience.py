@@ -283,3 +283,14 @@ def test_with_keys_a_read_key_searches_and_a_project_key_keeps_to_its_project(tm
             for public in ("/health", "/ready", "/openapi.json"):
                 assert http.get(public).status_code == 200, public
             assert http.post("/experience/search", json={"query": "x", "scope": SCOPE}).status_code == 401
+
+
+def test_posting_lessons_refuses_a_misspelt_field_and_a_repeated_id(http: TestClient) -> None:
+    """Found by an operator: ``expire_at`` was dropped silently (201), and the same id twice said
+    ``{"stored": 1, "received": 2}`` without naming it."""
+    item = lesson().to_dict()
+    answer = http.post("/experience/lessons", json={"lessons": [{**item, "expire_at": "2020-01-01T00:00:00Z"}]})
+    assert answer.status_code == 400 and "lessons[0].expire_at" in answer.text
+    answer = http.post("/experience/lessons", json={"lessons": [item, lesson(id="other").to_dict(), item]})
+    assert answer.status_code == 400 and "lessons[2].id" in answer.text and "repeats lessons[0].id" in answer.text
+    assert http.get("/experience/lessons", params=SCOPE).json() == {"lessons": []}

@@ -223,7 +223,7 @@ def import_(file: IO[str], db: str, as_json: bool) -> None:
                 problems.append(f"line {number}: is not UTF-8 text")
                 continue
             try:
-                record = Experience.from_dict(json.loads(line), now=now)
+                record = Experience.from_dict(json.loads(line), now=now, strict=True)
             except json.JSONDecodeError as exc:
                 problems.append(f"line {number}: not JSON ({exc.msg})")
                 continue
@@ -269,6 +269,8 @@ def export(file: str, tenant: str | None, db: str) -> None:
             with partial.open("w", encoding="utf-8") as out:
                 out.writelines(lines)
             os.replace(partial, target)
+        except OSError as exc:  # a folder that is not there, a full disk, no permission: say which, no traceback
+            raise ConfigError(f"FILE: cannot write {target}: {exc.strerror or exc}") from None
         finally:
             partial.unlink(missing_ok=True)
 

@@ -132,7 +132,7 @@ def rank(
         if not hybrid or cosine is None:
             if coverage < weights.min_relevance or coverage == 0.0:
                 continue
-            kept.append((candidate, coverage, {"relevance": lexical}))
+            kept.append((candidate, lexical, {"relevance": lexical}))
             continue
         covered = relevance(wanted, experience, held, max_terms=weights.coverage_terms)
         blended = hybrid_relevance(covered, cosine, weights.text_share)

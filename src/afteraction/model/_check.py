@@ -60,7 +60,8 @@ def optional_text(value: object, field: str, *, limit: int = MAX_TEXT) -> str | 
 
 def integer(value: object, field: str, *, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValidationError(field, f"must be an integer, got {type(value).__name__}")
+        got = repr(value) if isinstance(value, float) else kind(value)  # "got 2.5", not "got a number"
+        raise ValidationError(field, f"must be an integer, got {got}")
     if value < minimum:
         raise ValidationError(field, f"must be at least {minimum}, got {value}")
     return value
@@ -69,7 +70,7 @@ def integer(value: object, field: str, *, minimum: int = 0) -> int:
 def number(value: object, field: str) -> float:
     """A finite number (not a bool)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValidationError(field, f"must be a number, got {type(value).__name__}")
+        raise ValidationError(field, f"must be a number, got {kind(value)}")
     if not math.isfinite(value):
         raise ValidationError(field, f"must be a finite number, got {value!r}")
     return float(value)
@@ -78,7 +79,7 @@ def number(value: object, field: str) -> float:
 def probability(value: object, field: str) -> float:
     """A finite number in [0, 1]."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValidationError(field, f"must be a number, got {type(value).__name__}")
+        raise ValidationError(field, f"must be a number, got {kind(value)}")
     number = float(value)
     if not math.isfinite(number):
         raise ValidationError(field, f"must be a finite number, got {value!r}")
@@ -97,12 +98,20 @@ def kind(value: object) -> str:
     return _JSON_NAMES.get(type(value)) or type(value).__name__
 
 
+def known(items: Mapping[str, Any], names: frozenset[str], field: str, what: str) -> None:
+    """Refuse a key that is not one of ``names``: a misspelt optional field would otherwise be dropped,
+    silently (``expire_at`` for ``expires_at`` imports a lesson that never expires)."""
+    for key in items:
+        if key not in names:
+            raise ValidationError(f"{field}.{key}" if field else key, f"is not a field of {what}")
+
+
 def mapping(value: object, field: str) -> Mapping[str, Any]:
     if type(value) is not dict and not isinstance(value, Mapping):  # a dict skips the slower ABC check
         raise ValidationError(field, f"must be an object, got {kind(value)}")
     for key in value:
         if not isinstance(key, str):
-            raise ValidationError(field, f"keys must be strings, got {type(key).__name__}")
+            raise ValidationError(field, f"keys must be strings, got {kind(key)}")
     return value
 
 
@@ -124,7 +133,7 @@ def strings(value: object, field: str, *, limit: int = 64, item_limit: int = MAX
     if value is None:
         return ()
     if isinstance(value, str) or not isinstance(value, (list, tuple)):
-        raise ValidationError(field, f"must be a list of strings, got {type(value).__name__}")
+        raise ValidationError(field, f"must be a list of strings, got {kind(value)}")
     if len(value) > limit:
         raise ValidationError(field, f"has {len(value)} items; the limit is {limit}")
     return tuple(text(item, f"{field}[{i}]", limit=item_limit) for i, item in enumerate(value))
@@ -135,7 +144,7 @@ def parse_time(value: object, field: str) -> datetime:
     if isinstance(value, datetime):
         return aware(value, field)
     if not isinstance(value, str):
-        raise ValidationError(field, f"must be an RFC 3339 date-time string, got {type(value).__name__}")
+        raise ValidationError(field, f"must be an RFC 3339 date-time string, got {kind(value)}")
     match = _RFC3339.match(value)
     if not match:
         raise ValidationError(

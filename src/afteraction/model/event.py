@@ -97,7 +97,7 @@ class Event:
             raise ValidationError("agent_role", f"must be one of {', '.join(AGENT_ROLES)}; got {self.agent_role!r}")
         for name, value in zip(_OPTIONAL_STRINGS, _optional_strings(self), strict=True):
             if value is not None and not isinstance(value, str):
-                raise ValidationError(name, f"must be a string, got {type(value).__name__}")
+                raise ValidationError(name, f"must be a string, got {_check.kind(value)}")
         if self.labels is not None:
             for key, value in _check.mapping(self.labels, "labels").items():
                 if not isinstance(value, str):

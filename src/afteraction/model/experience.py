@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, ClassVar, Literal
 
@@ -12,6 +12,11 @@ from afteraction.model import _check
 from afteraction.model.scope import ELIGIBLE_STATUSES, Scope, Status
 
 __all__ = ["Candidate", "Experience", "Hit", "Lesson", "Scenario", "Skill", "Solution", "Tried"]
+
+
+def _names(cls: type) -> frozenset[str]:
+    """The field names of a record class: the keys its ``from_dict`` reads."""
+    return frozenset(field.name for field in fields(cls))
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,13 +37,17 @@ class Scenario:
         }
 
     @classmethod
-    def from_dict(cls, data: object, field: str = "scenario") -> Scenario:
+    def from_dict(cls, data: object, field: str = "scenario", *, strict: bool = False) -> Scenario:
         items = _check.mapping(data, field)
+        if strict:
+            _check.known(items, _names(cls), field, "a scenario")
         return cls(
             task=_check.text(items.get("task"), f"{field}.task"),
             environment=_check.string_map(items.get("environment"), f"{field}.environment"),
             symptoms=_check.strings(items.get("symptoms"), f"{field}.symptoms"),
-            failure_signature=_check.text(items.get("failure_signature", ""), f"{field}.failure_signature", blank=True),
+            failure_signature=_check.text(
+                items.get("failure_signature") or "", f"{field}.failure_signature", blank=True
+            ),
         )
 
 
@@ -58,8 +67,10 @@ class Tried:
         return out
 
     @classmethod
-    def from_dict(cls, data: object, field: str = "tried") -> Tried:
+    def from_dict(cls, data: object, field: str = "tried", *, strict: bool = False) -> Tried:
         items = _check.mapping(data, field)
+        if strict:
+            _check.known(items, _names(cls), field, "a tried step")
         return cls(
             attempt=_check.integer(items.get("attempt"), f"{field}.attempt"),
             tool=_check.name(items.get("tool"), f"{field}.tool"),
@@ -80,14 +91,16 @@ class Solution:
         return {"tried": [t.to_dict() for t in self.tried], "worked": self.worked, "steps": list(self.steps)}
 
     @classmethod
-    def from_dict(cls, data: object, field: str = "solution") -> Solution:
+    def from_dict(cls, data: object, field: str = "solution", *, strict: bool = False) -> Solution:
         items = _check.mapping(data, field)
+        if strict:
+            _check.known(items, _names(cls), field, "a solution")
         tried = items.get("tried", [])
         if not isinstance(tried, list):
             raise ValidationError(f"{field}.tried", "must be a list")
         return cls(
-            tried=tuple(Tried.from_dict(t, f"{field}.tried[{i}]") for i, t in enumerate(tried)),
-            worked=_check.text(items.get("worked", ""), f"{field}.worked", blank=True),
+            tried=tuple(Tried.from_dict(t, f"{field}.tried[{i}]", strict=strict) for i, t in enumerate(tried)),
+            worked=_check.text(items.get("worked") or "", f"{field}.worked", blank=True),
             steps=_check.strings(items.get("steps"), f"{field}.steps"),
         )
 
@@ -115,8 +128,10 @@ class Skill:
         }
 
     @classmethod
-    def from_dict(cls, data: object, field: str = "skill") -> Skill:
+    def from_dict(cls, data: object, field: str = "skill", *, strict: bool = False) -> Skill:
         items = _check.mapping(data, field)
+        if strict:
+            _check.known(items, _names(cls), field, "a skill")
         return cls(
             statement=_check.text(items.get("statement"), f"{field}.statement", limit=4096),
             authored_by=_check.name(items.get("authored_by"), f"{field}.authored_by"),
@@ -179,6 +194,11 @@ class Experience:
         if not isinstance(self.scope, Scope):
             raise ValidationError("scope", "must be a Scope")
         _check.aware(self.created_at, "created_at")
+        for name in ("updated_at", "expires_at"):  # a naive one cannot be compared with the clock's
+            if (value := getattr(self, name)) is not None:
+                if not isinstance(value, datetime):
+                    raise ValidationError(name, f"must be a datetime or None, got {type(value).__name__}")
+                _check.aware(value, name)
         _check.integer(self.supporting, "supporting")
         _check.integer(self.contradicting, "contradicting")
         _check.integer(self.revision, "revision", minimum=1)
@@ -227,9 +247,12 @@ class Experience:
         return out
 
     @classmethod
-    def from_dict(cls, data: object, *, now: datetime | None = None) -> Experience:
-        """Parse an exported record. ``created_at`` defaults to ``now`` when absent."""
+    def from_dict(cls, data: object, *, now: datetime | None = None, strict: bool = False) -> Experience:
+        """Parse an exported record. ``created_at`` defaults to ``now`` when absent; an optional field
+        given as null is absent. ``strict`` (an import) refuses a key that is no field, at any depth."""
         items = _check.mapping(data, "experience")
+        if strict:
+            _check.known(items, _names(cls), "", "a lesson")
         for name in ("id", "task_id", "task", "lesson", "status", "confidence", "scope"):
             if name not in items:
                 raise ValidationError(name, "is required")
@@ -249,17 +272,17 @@ class Experience:
             confidence=_check.probability(items["confidence"], "confidence"),
             scope=Scope.from_dict(items["scope"]),
             created_at=created_at,
-            summary=_check.text(items.get("summary", ""), "summary", blank=True),
-            scenario=None if items.get("scenario") is None else Scenario.from_dict(items["scenario"]),
-            solution=None if items.get("solution") is None else Solution.from_dict(items["solution"]),
-            skill=None if items.get("skill") is None else Skill.from_dict(items["skill"]),
+            summary=_check.text(items.get("summary") or "", "summary", blank=True),
+            scenario=None if items.get("scenario") is None else Scenario.from_dict(items["scenario"], strict=strict),
+            solution=None if items.get("solution") is None else Solution.from_dict(items["solution"], strict=strict),
+            skill=None if items.get("skill") is None else Skill.from_dict(items["skill"], strict=strict),
             checks=_check.strings(items.get("checks"), "checks", item_limit=_check.MAX_NAME),
             supporting=_check.integer(items.get("supporting", 1), "supporting"),
             contradicting=_check.integer(items.get("contradicting", 0), "contradicting"),
             revision=_check.integer(items.get("revision", 1), "revision", minimum=1),
             updated_at=_check.optional_time(items.get("updated_at"), "updated_at"),
             expires_at=_check.optional_time(items.get("expires_at"), "expires_at"),
-            source=_check.name(items.get("source", "import"), "source"),
+            source=_check.name(items.get("source") or "import", "source"),
             wordings=_check.strings(
                 items.get("wordings"), "wordings", limit=cls.MAX_WORDINGS, item_limit=cls.WORDING_CHARS
             ),

@@ -202,12 +202,15 @@ async def add_lessons(service: Service, request: Request) -> JSONResponse:
     if len(items) > _MAX_LESSONS:
         raise Problem(413, "lessons", f"holds {len(items)} lessons; the limit is {_MAX_LESSONS}")
     records = []
+    seen: dict[tuple[str, str], int] = {}
     for index, item in enumerate(items):
         try:
-            record = Experience.from_dict(item)
+            record = Experience.from_dict(item, strict=True)
         except ValidationError as exc:
             raise ValidationError(f"lessons[{index}].{exc.field}", exc.rule) from None
         _own(service, request, record.scope, f"lessons[{index}].scope")
+        if (first := seen.setdefault((record.scope.tenant, record.id), index)) != index:
+            raise ValidationError(f"lessons[{index}].id", f"repeats lessons[{first}].id; ids are unique per tenant")
         records.append(record)
     stored = await run_in_threadpool(memory.add_many, records)
     return json({"stored": stored, "received": len(records)}, 201 if stored else 200)

@@ -298,10 +298,15 @@ def inspect(db: sqlite3.Connection, where: str) -> int:
     if app_id == APPLICATION_ID:
         applied = {name for (name,) in db.execute(f"SELECT name FROM {MIGRATIONS_TABLE}")}
         unknown = sorted(applied - {m.__name__ for m in MIGRATIONS})
-        if version > SCHEMA_VERSION or unknown:
+        if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{where} has afteraction schema version {version}, newer than this afteraction "
                 f"understands (version {SCHEMA_VERSION}); upgrade afteraction to open it"
+            )
+        if unknown:  # the same version, but written by another build (a branch) with migrations this one lacks
+            raise StoreError(
+                f"{where} holds migrations this afteraction does not know ({', '.join(unknown)}), from another "
+                "build of it; open it with that build, or upgrade afteraction to one that has them"
             )
         return int(version)
     if app_id != 0:
