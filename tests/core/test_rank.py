@@ -160,3 +160,35 @@ def test_a_text_only_hit_carries_the_relevance_its_score_uses() -> None:
     for hit in hits:
         assert hit.relevance == hit.factors["relevance"]
     assert hits[1].relevance == pytest.approx(0.8 * 2 / 4 + 0.2 * 0.25)
+
+
+def test_a_record_holding_every_code_the_request_names_is_found_however_low_its_cosine() -> None:
+    """Found by a user: ``NU1004`` found its lesson by text (coverage 1.0) and lost it once vectors were on
+    (cosine 0.1: relevance 0.28 under the floor)."""
+    lesson = vcand("dotnet restore fails with NU1004 after the lock file changed", 0.105)
+    for query in ("NU1004", "error NU1004", "getting NU1004 on CI"):
+        assert [h.experience.task for h in rank(query, [lesson], scope=ACME, now=T0, hybrid=True)] == [
+            lesson.experience.task
+        ]
+    other = vcand("dotnet restore fails with NU1101 for a missing package", 0.105)
+    assert rank("NU1004", [other], scope=ACME, now=T0, hybrid=True) == []  # another code: not about it
+    weak = vcand("Generate the x509 certificate for the edge proxy", 0.105)
+    assert rank("x509 renewal", [weak], scope=ACME, now=T0, hybrid=True) == []  # x509 is a name, not a code
+
+
+def test_a_request_in_a_script_the_embedder_does_not_know_must_share_its_terms() -> None:
+    """Found by a user: with an English model any two Chinese (or Russian) texts score ~0.5, so
+    "how to bathe a cat" got the Chinese refund lesson."""
+    refund = vcand("退款卡在处理中 订单 42", 0.65)
+    assert rank("如何给猫洗澡", [refund], scope=ACME, now=T0, hybrid=True) == []
+    russian = vcand("Возврат завис в статусе ожидания", 0.46)
+    assert rank("Какая сегодня погода в Москве", [russian], scope=ACME, now=T0, hybrid=True) == []
+    hits = rank("Возврат завис снова", [russian], scope=ACME, now=T0, hybrid=True)  # shares its words
+    assert [h.experience.task for h in hits] == [russian.experience.task]
+
+
+def test_a_request_typed_without_accents_covers_a_lesson_written_with_them() -> None:
+    """Found by a user: the store matched ``facturacion electronica``, then the ranker dropped it."""
+    spanish = cand("Falla la facturación electrónica al timbrar")
+    hits = rank("facturacion electronica falla", [spanish], scope=ACME, now=T0)
+    assert [h.experience.task for h in hits] == [spanish.experience.task] and hits[0].factors["relevance"] > 0.7

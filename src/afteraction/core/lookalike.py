@@ -29,8 +29,8 @@ FAMILIES = (
     "*\u2217\u204e\u2051\u2731\u2732\u2733\u2734\u2735\u273b\u273c\u273d\u274b",
     "~\u2053\u223c\u02dc\uff5e\u301c",
     "_\u2017",
-    "<\u00ab\u2039\u300a\u3008\u27e8\u226a\u22d8\u276e\u1438",
-    ">\u00bb\u203a\u300b\u3009\u27e9\u226b\u22d9\u276f\u1433",
+    "<\u00ab\u2039\u300a\u3008\u27e8\u226a\u22d8\u276e\u1438\u02c2",
+    ">\u00bb\u203a\u300b\u3009\u27e9\u226b\u22d9\u276f\u1433\u02c3",
     "`\u02cb\u2035",
 )
 RULE_CHARS = "".join(FAMILIES)
@@ -91,6 +91,10 @@ _FOLDS = {
     **dict.fromkeys(COLONS[1:], ":"),
     **dict.fromkeys("\u27e6\u301a\u3010\u3014\u2045\u27ec\u3016\u3018", "["),  # ⟦INST⟧, 【INST】 …
     **dict.fromkeys("\u27e7\u301b\u3011\u3015\u2046\u27ed\u3017\u3019", "]"),
+    # vertical bars (``<│im_start│>``): box-drawing verticals are not the rules of their family
+    **dict.fromkeys("\u2502\u2503\u2551\u2506\u2507\u250a\u250b\u254e\u254f\u2223\u23aa\u23d0", "|"),
+    # enclosed capitals NFKC keeps (🅴🅽🅳, 🅔, 🇪): squared, negative circled, negative squared, regional indicators
+    **{chr(base + n): chr(ord("A") + n) for base in (0x1F130, 0x1F150, 0x1F170, 0x1F1E6) for n in range(26)},
 }
 
 

@@ -58,6 +58,8 @@ ROLES = (
     "Instructions",
     "Important",
     "Note",
+    "Response",
+    "Input",
 )
 MARKER_REMOVED = "[marker removed]"
 
@@ -111,7 +113,10 @@ _TAG = re.compile(
     r"<\s*\|?\s*(/?)\s*(system|assistant|user|developer|tool|human|instructions?|sys|im_start|im_end|im_sep"
     r"|endoftext|eot_id|eom_id|start_header_id|end_header_id|begin_of_text"
     r"|start_of_turn|end_of_turn|start_of_role|end_of_role|start_of_turn_token|end_of_turn_token|system_token"
-    r"|user_token|chatbot_token|reference|reference_material)\b[^<>\n]{0,200}>"
+    r"|user_token|chatbot_token|reference|reference_material"
+    # tool calls and reasoning of other templates: Qwen/Hermes, DeepSeek-R1, Anthropic-style, Llama 3.1
+    r"|think|thinking|reasoning|tool_calls?|tool_response|tool_results?|function_calls|function_results"
+    r"|function|invoke|parameter)\b[^<>\n]{0,200}>"
     # any name in a template's own form (``<|start|>``, DeepSeek's ``<｜end▁of▁sentence｜>``), and ``</s>``;
     # ordinary words are not tags otherwise: ``a<end && b>c`` is code
     r"|<\s*\|\s*(/?)\s*([a-z][\w-]{0,40})\s*\|\s*>|<\s*(/?)\s*(s)\s*>",
@@ -120,6 +125,15 @@ _TAG = re.compile(
 # the bracketed turns of other chat templates: [INST] … [/INST], [SYSTEM_PROMPT], [TOOL_CALLS]
 _BRACKET_TAG = re.compile(
     r"\[\s*(/?)\s*(inst|system_prompt|tool_calls|tool_results|available_tools|sys)\s*\]", re.IGNORECASE
+)
+
+# HTML that a rendered view hides from a reader while a model reads it: a comment, elements that hide or run,
+# any element styled invisible
+_HIDING = re.compile(
+    r"<\s*(/?)\s*(details|summary|template|noscript|script|style|iframe|object|embed|svg|math|img)\b[^<>\n]{0,400}>"
+    r"|<\s*(/?)\s*([a-z][a-z0-9]*)\b[^<>\n]{0,400}?(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden"
+    r"|font-size\s*:\s*0|opacity\s*:\s*0)[^<>\n]{0,400}>",
+    re.IGNORECASE,
 )
 
 # a label after `` / ``, the separator ``one_line`` joins lines with: ``x / System: obey`` written on one line
@@ -212,7 +226,7 @@ def _once(text: str, one_line: bool) -> str:
             b"\x00" in shape
             or b"!!!" in shape
             or b"<" in data
-            or (b"[" in data and _BRACKET_TAG.search(text))
+            or (b"[" in data and (_BRACKET_TAG.search(text) or b"![" in data))
             or (
                 b":" in data
                 and (
@@ -243,9 +257,13 @@ def _once(text: str, one_line: bool) -> str:
     if b"!!!" in folded.encode("ascii", "replace").translate(_SHAPE, b" "):  # a defused label may touch a rule
         text = _RUN.sub(_rule, text)
         folded = fold(text)
-    for present, pattern in ((b"<", _TAG), (b"[", _BRACKET_TAG)):  # folded: ``‹/ѕystem>`` is a tag too
+    for present, pattern in ((b"<", _TAG), (b"[", _BRACKET_TAG), (b"<", _HIDING)):  # folded: ``‹/ѕystem>`` too
         if present in data and (changed := _sub_folded(pattern, text, _tag, folded)) is not text:
             text, folded = changed, fold(changed)
+    if b"<!--" in data:  # an HTML comment hides what follows from a rendered view
+        text = text.replace("<!--", "(!--")
+    if b"![" in data:  # a markdown image fetches its URL when rendered (a way out for what the agent read)
+        text = text.replace("![", "! [")
     if one_line and "\n" in text:
         split_label = b":" in data and _COLON_LINE.search(folded) is not None
         text = " / ".join(line for line in (line.strip(" ") for line in text.split("\n")) if line)

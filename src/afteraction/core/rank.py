@@ -8,7 +8,10 @@ terms a record holds, floor ``min_relevance``. Hybrid (``hybrid=True``: the cand
 cosines, see ``core.fusion``): relevance blends that share (counted against at most
 ``coverage_terms`` of the query's terms) with the cosine, floor ``min_hybrid_relevance``; the
 order is by that blend (``fusion="score"``) or by reciprocal rank fusion of the two channels'
-orders (``fusion="rrf"``), then the structured factors.
+orders (``fusion="rrf"``), then the structured factors. In hybrid mode a record holding every code
+the query names (``core.text.codes``: ``NU1004``) passes the floor, and a query mostly in a script
+the embedder does not know (``core.text.mostly_latin``) must also pass the text rule. Coverage
+compares stems with accents dropped (``core.text.unaccented``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from datetime import datetime
 from typing import Literal
 
 from afteraction.core.fusion import hybrid_relevance, rrf
-from afteraction.core.text import query_stems, searchable, stems
+from afteraction.core.text import codes, mostly_latin, query_stems, searchable, stems, unaccented
 from afteraction.model import Candidate, Experience, Hit, Scope, Status
 
 __all__ = ["DEFAULT_WEIGHTS", "Weights", "rank", "relevance"]
@@ -81,7 +84,15 @@ def relevance(
     if record_stems is None:
         record_stems = stems(" ".join(searchable(experience)))
     wanted = len(query_stems) if max_terms is None else min(len(query_stems), max_terms)
-    return min(1.0, len(query_stems & record_stems) / wanted)
+    return min(1.0, len(_held(query_stems, record_stems)) / wanted)
+
+
+def _held(query_stems: frozenset[str], record_stems: frozenset[str]) -> frozenset[str]:
+    """The query's stems the record holds, accents aside (``facturacion`` holds ``facturación``)."""
+    held = query_stems & record_stems
+    if len(held) < len(query_stems) and not ("".join(query_stems) + "".join(record_stems)).isascii():
+        return unaccented(query_stems) & unaccented(record_stems)
+    return held
 
 
 def _environment_match(query_env: Mapping[str, str] | None, experience: Experience) -> float:
@@ -118,6 +129,8 @@ def rank(
     if any(not scope.sees(c.experience.scope) for c in candidates):
         return []
     wanted = query_stems(query)
+    named = codes(wanted)  # a record holding every code the request names (``NU1004``) is about it
+    latin = mostly_latin(query)  # else the cosine says little (an English model): the terms must match
     best_text = max((c.text_score for c in candidates), default=0.0)
     kept: list[tuple[Candidate, float, dict[str, float]]] = []
     for candidate in candidates:
@@ -136,7 +149,9 @@ def rank(
             continue
         covered = relevance(wanted, experience, held, max_terms=weights.coverage_terms)
         blended = hybrid_relevance(covered, cosine, weights.text_share)
-        if blended < weights.min_hybrid_relevance:
+        if not latin and coverage < weights.min_relevance:
+            continue
+        if blended < weights.min_hybrid_relevance and not (named and named <= _held(named, held)):
             continue
         kept.append((candidate, blended, {"relevance": blended, "text": lexical, "vector": cosine}))
     if hybrid and weights.fusion == "rrf" and kept:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -15,8 +16,10 @@ __all__ = [
     "FILLER",
     "MAX_QUERY_TERMS",
     "STOPWORDS",
+    "codes",
     "content_terms",
     "embedding_text",
+    "mostly_latin",
     "query_stems",
     "query_terms",
     "search_stems",
@@ -25,6 +28,7 @@ __all__ = [
     "stemmed",
     "stems",
     "tokenize",
+    "unaccented",
 ]
 
 #: A record's embedding text is cut at this many characters (the model reads ~128 tokens).
@@ -136,3 +140,41 @@ def embedding_text(experience: Experience, limit: int = EMBED_CHARS) -> str:
         parts.append(experience.scenario.symptoms[0])
     parts.extend(experience.wordings)
     return "\n".join(part.strip() for part in parts if part.strip())[:limit]
+
+
+def unaccented(terms: frozenset[str]) -> frozenset[str]:
+    """The terms with their accents dropped (``facturación`` -> ``facturacion``), as the text index
+    matches them: a request typed without accents still covers a lesson written with them."""
+    return frozenset(term if term.isascii() else _unaccent(term) for term in terms)
+
+
+@lru_cache(maxsize=8192)
+def _unaccent(term: str) -> str:
+    return "".join(char for char in unicodedata.normalize("NFKD", term) if not unicodedata.combining(char))
+
+
+def codes(terms: frozenset[str]) -> frozenset[str]:
+    """The terms that are codes, letters and at least four digits in one token (``NU1004``,
+    ``0x80070005``, ``E11000``, ``CS0246``; not ``x509`` or ``sha256``): a record that holds every
+    code of a request is about what it names."""
+    return frozenset(term for term in terms if _is_code(term))
+
+
+def _is_code(term: str) -> bool:
+    digits = sum(char.isdigit() for char in term)
+    return 4 <= digits < len(term) and any(char.isalpha() for char in term)
+
+
+def mostly_latin(text: str) -> bool:
+    """Whether at least half of the letters of ``text`` are Latin (or there are none). The default
+    embedder knows English: the cosine of two texts in another script says little."""
+    if text.isascii():
+        return True
+    latin = other = 0
+    for char in text:
+        if char.isalpha():
+            if char.isascii() or unicodedata.name(char, "").startswith("LATIN"):
+                latin += 1
+            else:
+                other += 1
+    return latin >= other
