@@ -239,7 +239,9 @@ def test_db_status_of_a_missing_file_reads_only_then_upgrade_creates_the_schema(
     assert code == 1
     assert f"none yet (no file there yet); this afteraction expects version {len(names)}" in out
     assert all(f"pending  {name}" in out for name in names)
-    assert "applied  " not in out and "run `afteraction db upgrade`" in out
+    assert (
+        "applied  " not in out and "no store there: `afteraction db upgrade` would create a new one at this path" in out
+    )
     assert not (tmp_path / "new.db").exists()  # status created nothing
     (tmp_path / "blank.db").touch()
     assert "none yet (a blank database);" in cli("db", "status", "--db", str(tmp_path / "blank.db"))[1]

@@ -24,7 +24,7 @@ from afteraction.vector_channel import ChannelStatus, VectorChannel
 __all__ = ["CANDIDATES", "MAX_QUERY_CHARS", "NO_TERMS", "query_text", "ranked", "whole"]
 
 #: A query longer than this many characters is cut there (never an error); of what is left, the
-#: first ``MAX_QUERY_TERMS`` content terms are searched and the embedder reads the first 256 tokens.
+#: first ``MAX_QUERY_TERMS`` content terms are searched and the embedder reads the first 128 tokens.
 MAX_QUERY_CHARS = MAX_TASK_CHARS
 #: Candidates fetched from each channel for ranking (at least 4 per hit asked for).
 CANDIDATES = 30

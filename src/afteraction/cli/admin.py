@@ -63,7 +63,12 @@ def db_status(db: str, as_json: bool) -> None:
             click.echo(f"  applied  {m.name}  {m.applied_at.isoformat(timespec='seconds')}")
         for name in found.pending:
             click.echo(f"  pending  {name}")
-        click.echo("up to date" if found.up_to_date else "migrations pending: run `afteraction db upgrade`")
+        if found.up_to_date:
+            click.echo("up to date")
+        elif found.backend == "sqlite" and not Path(found.database).exists():  # a mistyped path: say what upgrade does
+            click.echo("no store there: `afteraction db upgrade` would create a new one at this path; check it first")
+        else:
+            click.echo("migrations pending: run `afteraction db upgrade`")
     if not found.up_to_date:
         sys.exit(1)
 

@@ -72,7 +72,12 @@ def keys() -> None:
 @click.option("--project", default=None, help="Bind the key to one project of the tenant.")
 @click.option("--scope", "scopes", required=True, metavar="SCOPES", help="Comma-separated: read, write, admin.")
 @click.option("--rate", default=None, metavar="N/s", help="At most N requests per second (per server replica).")
-@click.option("--burst", type=int, default=None, help="Requests allowed at once above the rate (default: N).")
+@click.option(
+    "--burst",
+    type=int,
+    default=None,
+    help="Requests allowed at once above the rate (default: N, rounded up, at least 1).",
+)
 @click.option("--legacy-signatures", is_flag=True, help="Also accept AEP canonical v1 (envelope-only) signatures.")
 @click.option("--require-signatures", is_flag=True, help="Refuse events that carry no signature.")
 @click.option("--name", default=None, help="A label to recognise the key by.")
