@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import afteraction as aa
-from tests.core.test_redact import texts_with_secrets
+from tests.core.test_redact_properties import texts_with_secrets
 from tests.core.test_sanitize import structures
 
 SCOPE = aa.Scope(tenant="acme", app="support", project="refunds")
@@ -122,3 +122,39 @@ def test_no_secret_in_a_hosts_skill_is_stored() -> None:
         stored = [e.to_dict() for e in mem.export()]
     assert len(stored) == 2 and all(e["skill"]["statement"].startswith("Authenticate with [REDACTED") for e in stored)
     assert key not in json.dumps(stored)
+
+
+def test_the_third_red_team_passs_secrets_reach_neither_the_store_nor_the_block() -> None:
+    """Each of these reached the store and the block before (``e2e_secrets.py`` of the third red-team pass)."""
+    with aa.Memory.open(":memory:", allow_args=("*",), embedder=None) as mem:
+        with mem.run(
+            "Deploy billing: db password:\nHunter2Pass-9 card 4111 1111\n1111 1111",
+            scope=SCOPE,
+            env={"DB_PASS": "Hunter2Pass-9", "SECRET_KEY_BASE": "9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+                 "PHPSESSID": "q7v1c5k9ab3pmd02r4t6",
+                 "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/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"},
+        ) as run:  # fmt: skip
+            run.tool(
+                "call_llm",
+                args={"provider": "groq"},
+                error="AuthenticationError: bad key gsk_4fT9qLm2Xv8RzK1pW7nB3cY6dH0sJ5uE2aG8iO4kMxQz",
+            )
+            run.next_attempt()
+            run.tool(
+                "read_config",
+                args={"path": "config/secrets.yml"},
+                result="production:\n  secret_key_base: |\n    7d1e5c3a9b8f6e4d2c0b1a9f8e7d6c5b\n  api_key:\n"
+                "    AbCdEfGhIjKlMnOpQrStUvWxYz012345\n  smtp_pass: Hunter2Pass-9\n",
+            )
+            run.tool(
+                "login",
+                args={"cmd": "mysql -u root -pHunter2Pass-9 -h db", "argv": ["curl", "-u", "admin:Hunter2Pass-9"]},
+                result={"note": "password: correct horse battery staple"},
+            )
+            run.check("deployed", passed=True)
+        stored = json.dumps([e.to_dict() for e in mem.export()], ensure_ascii=False)
+        block = mem.reference_block("Deploy billing", scope=SCOPE, layout="verbose")
+    assert "Deploy billing" in block
+    for secret in ("Hunter2Pass-9", "4111 1111 1111 1111", "9f8e7d6c5b4a", "q7v1c5k9ab3pmd02r4t6", "aB3dE5gH7jK9",
+                   "gsk_4fT9", "7d1e5c3a9b8f", "AbCdEfGhIjKlMn", "horse battery staple"):  # fmt: skip
+        assert secret not in stored and secret not in block

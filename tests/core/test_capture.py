@@ -43,3 +43,11 @@ def test_clean_run_keeps_shape_and_drops_over_the_limits() -> None:
     assert KEY not in repr(clean)
     assert [len(a.calls) for a in clean.attempts] == [3, 3]
     assert [p.field for p in problems] == ["attempts[0].calls", "attempts[1].calls", "attempts"]
+
+
+def test_task_lines_are_joined_before_scrubbing() -> None:
+    """Found by the third red-team pass: the task was scrubbed line by line, then joined, so a value on the line
+    below its name and a card across two lines were stored readable."""
+    task = clean_task("Rotate creds. db password:\nHunter2Pass-9, card 4111 1111\n1111 1111", LIMITS)
+    assert "Hunter2Pass-9" not in task and "1111 1111" not in task
+    assert task == "Rotate creds. db password: [REDACTED:secret_assignment], card [REDACTED:card]"

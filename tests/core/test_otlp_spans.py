@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from afteraction.core.otlp_classify import agent_name
 from afteraction.core.otlp_events import map_spans
 from afteraction.core.otlp_spans import STATUS_ERROR, decode_traces
 from afteraction.errors import ValidationError
@@ -186,3 +187,11 @@ def test_random_otlp_shapes_raise_nothing_but_a_validation_error(data: Any) -> N
     except ValidationError:
         return
     map_spans(batch.spans)
+
+
+def test_a_name_is_joined_into_one_line_before_it_is_scrubbed() -> None:
+    """Found by a red team: a card number split over two lines was scrubbed as it came (no card on either
+    line), then joined into one readable number."""
+    named = {"key": "gen_ai.agent.name", "value": {"stringValue": "refund card 4111 1111\n1111 1111"}}
+    (span,) = decode_traces(request(otlp_json_span(attributes=[named]))).spans
+    assert agent_name(span) == "refund card [REDACTED:card]"

@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
-import base64
-import json
-
 import pytest
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
 
-from afteraction.core.lookalike import may_hide
-from afteraction.core.redact import _may_hold_secret, _scrub
 from afteraction.core.sanitize import is_secret_name, scrub_text
 
 # --- secret names --------------------------------------------------------------------------------------------------
@@ -22,15 +15,25 @@ cookie set-cookie Set-Cookie connection_string conn_str dsn sentry_dsn DATABASE_
 privateKey signing_key encryption_key ssh_key otp pin pin_code card_number cardNumber cvv cvc ssn DB_PASSWORD
 password2 password_hash api_key_value secret_key aws_secret_access_key github_token user-password""".split()
 SECRET_NAMES += ["session token", "private key", "api key", "card number", "Ｐａｓｓｗｏｒｄ"]
+# found by the third red-team pass
+NAMES_MISSED_BEFORE = """DB_PASS SMTP_PASS pw storepass keystorePass SECRET_KEY_BASE PHPSESSID JSESSIONID sessionid
+SLACK_WEBHOOK_URL DISCORD_WEBHOOK_URL webhook_url seed_phrase mnemonic recovery_codes backup_codes""".split()
+NAMES_MISSED_BEFORE += ["pass\u200bword", "pass\u2060word", "p\u0430ssword", "t\u043eken"]
 
 ORDINARY_NAMES = """max_tokens token_count input_tokens output_tokens tokens tokenizer token_type author authority
 keyboard key_count primary_key monkey turkey key keys status strategy ticket url path password_policy
 password_reset_url secret_name pin_memory passwordless authProvider auth_type access_key_id session_id
-sessionId token_url cookie_count""".split()
+sessionId token_url cookie_count passenger bypass compass session_timeout pass pass_count first_pass pwd_dir
+seed random_seed webhook_events mnemonic_index key_base api_base""".split()
 
 
 @pytest.mark.parametrize("name", SECRET_NAMES)
 def test_secret_names(name: str) -> None:
+    assert is_secret_name(name)
+
+
+@pytest.mark.parametrize("name", NAMES_MISSED_BEFORE)
+def test_secret_names_missed_before(name: str) -> None:
     assert is_secret_name(name)
 
 
@@ -126,6 +129,83 @@ def test_each_kind_of_secret_is_redacted(text: str, secret: str, kind: str) -> N
     assert f"[REDACTED:{kind}]" in scrubbed
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("password: |\n  Hunter2Pass-9\nuser: bob", "password: |\n  [REDACTED:secret_assignment]\nuser: bob"),
+        (
+            "prod:\n  api_key:\n    AbCdEfGhIjKlMnOp\n    QrStUv\n  region: eu",
+            "prod:\n  api_key:\n    [REDACTED:secret_assignment]\n  region: eu",
+        ),
+        ("password:\nHunter2Pass-9", "password:\n[REDACTED:secret_assignment]"),
+        ("password: correct horse battery staple", "password: [REDACTED:secret_assignment]"),
+        ("pw = correct horse battery\nnext", "pw = [REDACTED:secret_assignment]\nnext"),
+        ("password: two words, user: bob", "password: [REDACTED:secret_assignment], user: bob"),
+        (
+            "Authorization: Bearer\n  0123456789abcdefABCDEF\nHost: x",
+            "Authorization: [REDACTED:secret_assignment]\nHost: x",
+        ),
+    ],
+)
+def test_a_value_below_its_name_or_of_several_words_is_redacted(text: str, expected: str) -> None:
+    """Found by the third red-team pass: the value on the next line, a block scalar and all but the first word
+    of a passphrase were kept."""
+    assert scrub_text(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password:\nLogin failed for bob",  # a sentence below, not a value
+        "  password:\n  user: bob",  # a YAML null, then a sibling key
+        "if token:\n    refresh(token)",  # code: the body below is not a value
+        "class Token:\n    pass",
+        "password=hunter2 next",  # kept as before: ``=`` without spaces ends at the word
+    ],
+)
+def test_what_follows_a_name_that_is_not_its_value_is_kept(text: str) -> None:
+    out = scrub_text(text)
+    assert out == text or out == "password=[REDACTED:secret_assignment] next"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("\u0455k-proj-Abx9Kq2mZ7vR4tY8wP1nL6cH3sD5fG0j", "Abx9Kq2mZ7vR4tY8wP1nL6cH3sD5fG0j"),  # Cyrillic dze
+        ("gh\u0440_16C7e42F292c6912E7710c838347Ae178B4a", "16C7e42F292c6912E7710c838347Ae178B4a"),  # Cyrillic er
+        ("p\u0430ssword=Hunter2Pass-9", "Hunter2Pass-9"),  # Cyrillic a
+        ("Пароль от базы: p\u0430ssword=Hunter2Pass-9", "Hunter2Pass-9"),
+    ],
+)
+def test_a_secret_spelled_with_look_alike_letters_is_redacted(text: str, secret: str) -> None:
+    scrubbed = scrub_text(text)
+    assert secret not in scrubbed and "[REDACTED:" in scrubbed
+    assert scrub_text(scrubbed) == scrubbed
+
+
+def test_text_in_another_script_is_kept_as_it_came() -> None:
+    text = "Пароль от базы: см. хранилище; токен: ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    assert scrub_text(text) == "Пароль от базы: см. хранилище; токен: [REDACTED:api_key]"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "https://app/login?next=https%3A%2F%2Fapi%2Fcb%3Ftoken%3Da8F3kL9qZ2xW7vB1nM4cT6yR0pE5sD8g",
+            "https://app/login?next=https://api/cb?token=[REDACTED:secret_assignment]",
+        ),
+        (
+            "https://x/?db=postgres%3A%2F%2Fapp%3AHunter2Pass9%40db%2Fx",
+            "https://x/?db=postgres://[REDACTED:url_credentials]@db/x",
+        ),
+        ("see https://x/?q=a%3Db%26c%3Dd", "see https://x/?q=a%3Db%26c%3Dd"),  # nothing secret: kept encoded
+    ],
+)
+def test_a_secret_percent_encoded_in_a_url_is_redacted(text: str, expected: str) -> None:
+    assert scrub_text(text) == expected
+
+
 def test_names_are_kept_and_only_the_value_goes() -> None:
     assert scrub_text("password=hunter2 next") == "password=[REDACTED:secret_assignment] next"
     assert scrub_text('{"password": "hunter2"}') == '{"password": "[REDACTED:secret_assignment]"}'
@@ -194,6 +274,7 @@ ORDINARY = [
         ("mail alice.smith\u0378@example.com", "example.com"),
         ("password=\u1680hunter2xyz", "hunter2xyz"),
         ("Bearer\u1680abcDEF123456ghiJKL789", "abcDEF123456ghiJKL789"),
+        ("key sk-pr\U0001d159oj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z", "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"),  # a blank glyph
     ],
 )
 def test_a_secret_hidden_by_invisible_or_look_alike_characters_is_redacted(text: str, secret: str) -> None:
@@ -252,136 +333,3 @@ def test_a_secret_inside_a_rejected_candidate_is_still_found(text: str) -> None:
 
 def test_unterminated_private_key_is_redacted_to_the_end() -> None:
     assert scrub_text("x -----BEGIN PRIVATE KEY-----\nMIIabc\ndef") == "x [REDACTED:private_key]"
-
-
-# --- property: no planted secret survives ----------------------------------------------------------------------------
-
-ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-
-
-def _chars(alphabet: str, size: int, *, high: int | None = None) -> st.SearchStrategy[str]:
-    return st.text(alphabet, min_size=size, max_size=high or size)
-
-
-def _mixed(size: int, alphabet: str = ALNUM) -> st.SearchStrategy[str]:
-    """Random token text that holds a letter and a digit, as real keys do."""
-    return st.tuples(
-        _chars(alphabet, size - 2, high=size + 10), st.sampled_from("abcXYZ"), st.sampled_from("0123456789")
-    ).map(lambda t: t[1] + t[0] + t[2])
-
-
-def _luhn_complete(digits: str) -> str:
-    total = 0
-    for i, char in enumerate(reversed(digits + "0")):
-        d = int(char)
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return digits + str((10 - total % 10) % 10)
-
-
-def _grouped(number: str, sep: str) -> str:
-    return sep.join(number[i : i + 4] for i in range(0, len(number), 4))
-
-
-_b64 = st.binary(min_size=30, max_size=30).map(lambda b: base64.b64encode(b).decode())
-
-# (the text to plant, the secret that must not survive)
-PLANTED: st.SearchStrategy[tuple[str, str]] = st.one_of(
-    _mixed(40, ALNUM + "_-").map(lambda s: ("sk-" + s, "sk-" + s)),
-    _mixed(40, ALNUM + "_-").map(lambda s: ("sk-proj-" + s, "sk-proj-" + s)),
-    _mixed(40, ALNUM + "_-").map(lambda s: ("sk-ant-api03-" + s, "sk-ant-api03-" + s)),
-    st.tuples(st.sampled_from("pousr"), _chars(ALNUM, 36)).map(lambda t: (f"gh{t[0]}_{t[1]}",) * 2),
-    _chars(ALNUM + "_", 60).map(lambda s: ("github_pat_" + s,) * 2),
-    _chars(ALNUM + "_-", 20).map(lambda s: ("glpat-" + s,) * 2),
-    _chars("0123456789", 12).map(lambda s: (f"xoxb-{s}-{s}abc", f"xoxb-{s}-{s}abc")),
-    _chars(ALNUM + "_-", 35).map(lambda s: ("AIza" + s,) * 2),
-    _mixed(24).map(lambda s: ("sk_live_" + s,) * 2),
-    _mixed(24).map(lambda s: ("rk_live_" + s,) * 2),
-    _chars(ALNUM, 34).map(lambda s: ("hf_" + s,) * 2),
-    _chars(ALNUM, 36).map(lambda s: ("npm_" + s,) * 2),
-    st.tuples(_chars(ALNUM, 22), _chars(ALNUM, 43)).map(lambda t: (f"SG.{t[0]}.{t[1]}",) * 2),
-    st.tuples(_chars(ALNUM + "_-", 20, high=80), _chars(ALNUM + "_-", 43)).map(
-        lambda t: (f"eyJhbGciOiJIUzI1NiJ9.eyJ{t[0]}.{t[1]}",) * 2
-    ),
-    _mixed(24, ALNUM + "._~+/-").map(lambda s: ("Bearer " + s, s)),
-    st.tuples(_chars(ALNUM, 3, high=12), _chars(ALNUM, 6, high=20)).map(
-        lambda t: ("Basic " + base64.b64encode(f"{t[0]}:{t[1]}".encode()).decode(),) * 2
-    ),
-    _b64.map(lambda s: (f"-----BEGIN PRIVATE KEY-----\n{s}\n{s}\n-----END PRIVATE KEY-----", s)),
-    _b64.map(lambda s: (f"-----BEGIN EC PRIVATE KEY-----\n{s}", s)),
-    _mixed(12).map(lambda s: (f"postgres://admin:{s}@db.internal:5432/app", s)),
-    _chars("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16).map(lambda s: ("AKIA" + s,) * 2),
-    _b64.map(lambda s: (f"aws secret access key {s[:38]}/A", s[:38] + "/A")),
-    _b64.map(lambda s: (f"AccountName=a;AccountKey={s};EndpointSuffix=core.windows.net", s)),
-    st.tuples(st.sampled_from("3456"), _chars("0123456789", 14), st.sampled_from(["", " ", "-"])).map(
-        lambda t: (_grouped(_luhn_complete(t[0] + t[1]), t[2]),) * 2
-    ),
-    st.tuples(_chars("abcdefghij.", 1, high=12), _chars("abcdefghij", 2, high=10)).map(
-        lambda t: (f"x{t[0]}x@{t[1]}.com",) * 2
-    ),
-    st.tuples(st.sampled_from(SECRET_NAMES[:40]), st.sampled_from(["=", ": ", " = ", ":"]), _mixed(10)).map(
-        lambda t: (f"{t[0].replace(' ', '_')}{t[1]}{t[2]}", t[2])
-    ),
-    st.tuples(st.sampled_from(SECRET_NAMES[:40]), _mixed(10, ALNUM + " !#$%()*+-./:;<=>?@[]^_{|}~")).map(
-        lambda t: (json.dumps({t[0]: t[1]}), json.dumps(t[1])[1:-1])
-    ),
-)
-FILLER = st.text(ALNUM + " .,;:!?()-'\"\n", max_size=40)
-
-
-@st.composite
-def texts_with_secrets(draw: st.DrawFn) -> tuple[str, list[str]]:
-    pieces: list[str] = []
-    secrets: list[str] = []
-    for _ in range(draw(st.integers(1, 3))):
-        text, secret = draw(PLANTED)
-        pieces += (draw(FILLER), text)
-        secrets.append(secret)
-    pieces.append(draw(FILLER))
-    return " ".join(pieces), secrets
-
-
-@settings(max_examples=200, deadline=None)
-@given(texts_with_secrets())
-def test_no_planted_secret_survives_in_text(planted: tuple[str, list[str]]) -> None:
-    text, secrets = planted
-    scrubbed = scrub_text(text)
-    for secret in secrets:
-        assert secret not in scrubbed
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.text(max_size=300))
-def test_scrub_never_crashes_and_is_stable(text: str) -> None:
-    once = scrub_text(text)
-    assert scrub_text(once) == once
-
-
-# The quick pre-check in ``scrub_text`` only skips work: with it or without it, the same text comes out.
-_ANY_TEXT = st.one_of(
-    st.text(max_size=200),
-    st.text(ALNUM + " .,;:=@-_'\"\n/+", max_size=200),
-    texts_with_secrets().map(lambda planted: planted[0]),
-)
-
-
-@settings(max_examples=500, deadline=None)
-@given(_ANY_TEXT)
-def test_the_quick_check_changes_no_output(text: str) -> None:
-    # text a reader could see otherwise (``lookalike.may_hide``) is scrubbed as seen, a NUL made U+FFFD: not here
-    assume("\x00" not in text and not may_hide(text))
-    assert scrub_text(text) == _scrub(text)
-
-
-@settings(max_examples=300, deadline=None)
-@given(_ANY_TEXT)
-def test_scrubbed_text_holds_no_nul_or_lone_surrogate(text: str) -> None:
-    out = scrub_text(text)
-    assert "\x00" not in out
-    out.encode("utf-8")  # encodable: no lone surrogate (it would raise)
-
-
-@pytest.mark.parametrize(("text", "secret", "kind"), SECRETS_IN_TEXT)
-def test_the_quick_check_sends_every_known_secret_to_the_scan(text: str, secret: str, kind: str) -> None:
-    assert _may_hold_secret(text)

@@ -25,7 +25,8 @@ from afteraction.core.sanitize import (
     sanitize_args,
 )
 from afteraction.errors import ConfigError, ValidationError
-from tests.core.test_redact import ALNUM, SECRET_NAMES, texts_with_secrets
+from tests.core.test_redact import SECRET_NAMES
+from tests.core.test_redact_properties import ALNUM, texts_with_secrets
 
 # --- sanitize ------------------------------------------------------------------------------------------------------
 
@@ -261,3 +262,41 @@ def test_values_sanitize_would_change_are_not_clean(value: Any) -> None:
 def test_ordinary_payloads_are_clean() -> None:
     assert is_clean({"tool": "lookup_order", "args": {"order": 7, "note": "status pending", "ok": True, "x": None}})
     assert is_clean([1.5, "plain words, nothing secret", {"max_tokens": 512}])
+
+
+# --- a secret's name in one field, its value in another (found by the third red-team pass) -------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ([{"name": "DB_PASSWORD", "value": "Hunter2Pass-9"}], [{"name": "DB_PASSWORD", "value": REDACTED}]),
+        ([{"name": "Cookie", "value": "sid=abc"}], [{"name": "Cookie", "value": REDACTED}]),  # a HAR header
+        ([{"Key": "api_key", "Value": "x1"}], [{"Key": "api_key", "Value": REDACTED}]),
+        ([{"key": "token", "value": "x1"}], [{"key": "token", "value": REDACTED}]),
+        (["psql", "--password", "Hunter2Pass-9"], ["psql", "--password", REDACTED]),
+        (["curl", "-u", "admin:pw", "https://x"], ["curl", "-u", REDACTED, "https://x"]),
+        (["/usr/bin/mysql", "-u", "root", "-pHunter2"], ["/usr/bin/mysql", "-u", "root", REDACTED]),
+        ([["Authorization", "Token a8F3kL9qZ2xW7vB1nM4cT6yR0pE5sD8g"]], [["Authorization", REDACTED]]),
+    ],
+)
+def test_a_secret_named_in_a_neighbouring_field_is_redacted(value: Any, expected: Any) -> None:
+    assert sanitize_args({"args": value}, allow=("*",)) == {"args": expected}
+    assert not is_clean({"args": value})
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [{"name": "Accept", "value": "json"}],
+        ["psql", "--password"],  # the flag last: psql asks
+        ["ls", "--all", "x"],
+        ["curl", "-v", "https://x"],
+        ["pip", "-p", "x"],
+        [["Accept", "json"]],
+        ["reset password", "done"],  # a phrase, not a name
+    ],
+)
+def test_neighbouring_fields_that_name_no_secret_are_kept(value: Any) -> None:
+    assert sanitize_args({"args": value}, allow=("*",)) == {"args": value}
+    assert is_clean({"args": value})

@@ -52,8 +52,9 @@ def clean_text(text: str, limits: Limits) -> str:
 
 
 def clean_task(text: str, limits: Limits) -> str:
-    """Task text: scrubbed, whitespace folded, cut at the task limit."""
-    return cut_text(" ".join(scrub_text(text).split()), limits.max_task)
+    """Task text: whitespace folded, then scrubbed (a value on the line below its name, a card across two lines
+    are one line by then), cut at the task limit."""
+    return cut_text(scrub_text(" ".join(text.split())), limits.max_task)
 
 
 def clean_name(value: object, limit: int = 200) -> str:

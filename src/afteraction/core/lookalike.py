@@ -13,7 +13,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-__all__ = ["COLONS", "FAMILIES", "RULE_CHARS", "fold", "may_hide", "visible"]
+__all__ = ["COLONS", "FAMILIES", "RULE_CHARS", "fold", "may_hide", "may_mix", "visible"]
 
 
 def _span(first: int, last: int) -> str:
@@ -38,7 +38,7 @@ COLONS = ":\u2236\ua789\u02d0\u02f8\u05c3\u0589\u0703\u0704\u1804\u205a\u2982\u1
 
 _LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _INVISIBLE = frozenset(
-    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u2800\u3164\uffa0"
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u2800\u3164\uffa0\U0001d159"
     + _span(0xFE00, 0xFE0F)
     + _span(0xE0100, 0xE01EF)
 )
@@ -159,3 +159,13 @@ def fold(text: str) -> str:
     """``text`` for detection only, one character for one (positions kept): look-alike letters, rule characters
     and colons as their ASCII forms."""
     return text if text.isascii() else text.translate(_FOLD)
+
+
+_MIXED = re.compile(r"[A-Za-z0-9][^\x00-\x7f]|[^\x00-\x7f][A-Za-z0-9]")
+
+
+def may_mix(text: str) -> bool:
+    """Whether a character outside ASCII touches an ASCII letter or digit: where a look-alike letter could
+    stand inside an ASCII word (``ѕk-proj-…``, ``pаssword``), so that ``fold`` could change a word's reading.
+    Ordinary punctuation between words (``attempt 0 — X``) is not."""
+    return not text.isascii() and _MIXED.search(text) is not None

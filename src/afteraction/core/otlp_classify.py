@@ -70,9 +70,10 @@ def classify(span: Span) -> Role | None:
 
 
 def _clean(name: str) -> str:
-    """A name as events carry it (a session's source and subject, a payload's agent or tool): secrets
-    scrubbed, control characters and runs of space made one space, bounded."""
-    return " ".join(_CONTROL.sub(" ", scrub_text(name)).split())[:_MAX_NAME].strip()
+    """A name as events carry it (a session's source and subject, a payload's agent or tool): control
+    characters and runs of space made one space, then secrets scrubbed (a value on the line below its
+    name is on the same line by then), bounded."""
+    return scrub_text(" ".join(_CONTROL.sub(" ", name).split()))[:_MAX_NAME].strip()
 
 
 def _from_span_name(span: Span) -> str:

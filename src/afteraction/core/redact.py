@@ -5,18 +5,19 @@ free text with ``[REDACTED:<kind>]``. Both are precise rather than greedy: ordin
 password reset flow works", "Bearer of bad news", "sk-learn") pass through untouched.
 
 Kinds: ``api_key``, ``jwt``, ``bearer``, ``basic_auth``, ``private_key``, ``url_credentials``, ``aws_key``,
-``aws_secret``, ``azure_key``, ``card``, ``email``, ``secret_assignment``.
+``aws_secret``, ``azure_key``, ``card``, ``email``, ``secret_assignment``. Secrets known by their shape are in
+``core.redact_tokens``, the forms other than ``name: value`` (command lines, SQL, XML, URLs) in
+``core.redact_forms``; this module reads ``name: value`` and runs the scans.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
-from collections.abc import Callable
 from functools import lru_cache
 
-from afteraction.core.lookalike import may_hide, visible
+from afteraction.core.lookalike import fold, may_hide, may_mix, visible
+from afteraction.core.redact_forms import form_hits, is_placeholder, may_hold_form, not_an_email, url_credentials
+from afteraction.core.redact_tokens import CARD_SEPARATORS, TOKENS, Hit, redaction, replace_hits, scrub_cards, token_hit
 from afteraction.core.secret_names import is_secret_name, name_words
 
 __all__ = ["REDACTED", "is_secret_name", "redact_url", "redaction", "scrub_text"]
@@ -24,51 +25,11 @@ __all__ = ["REDACTED", "is_secret_name", "redact_url", "redaction", "scrub_text"
 REDACTED = "[REDACTED]"
 
 
-def redaction(kind: str) -> str:
-    """The marker that replaces a secret of ``kind`` found in text."""
-    return f"[REDACTED:{kind}]"
-
-
 # --- secrets in text ----------------------------------------------------------------------------------------------
 # Ordinary text must cost little, so each kind of secret has a cheap necessary condition checked first on the
 # text's bytes (a 16-character token-like run, a 13-digit card shape, an ``@``, a secret name before a ``:``/``=``).
 # Only then does its scan run; a scan's candidates are validated (a key needs digits, a card the Luhn check, a
 # bearer token must look like a credential) before anything is replaced.
-
-_TOKENS = re.compile(
-    # each alternative starts with a literal, mostly a rare one (the ``-`` of ``sk-``, the ``J`` of ``eyJ``), so the
-    # engine skips in C to the next possible start; ``_token`` finds where the token really begins
-    "|".join(
-        (
-            r"-(?<=sk-)[A-Za-z0-9_-]{20,}",  # OpenAI (sk-, sk-proj-, ...), Anthropic (sk-ant-)
-            r"-(?<=glpat-)[A-Za-z0-9_-]{20,}",  # GitLab
-            r"-(?<=xox[abposre]-)[A-Za-z0-9-]{11,}",  # Slack
-            r"_(?<=[sr]k_)(?:live|test)_[0-9A-Za-z]{16,}",  # Stripe
-            r"_(?<=gh[pousr]_)[A-Za-z0-9]{30,}",  # GitHub
-            r"_(?<=github_)pat_[A-Za-z0-9_]{30,}",
-            r"_(?<=hf_)[A-Za-z0-9]{30,}",  # Hugging Face
-            r"_(?<=npm_)[A-Za-z0-9]{36}",  # npm
-            r"A(?:Iza[0-9A-Za-z_-]{35}|(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9]))",  # Google; AWS access key id
-            r"SG\.[A-Za-z0-9_-]{16,128}\.[A-Za-z0-9_-]{16,}",  # SendGrid
-            r"J(?<=eyJ)[A-Za-z0-9_-]{13,2048}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",  # JWT (its header holds "alg")
-            r"B(?:earer|EARER|asic|ASIC)[ \t]+[A-Za-z0-9._~+/=-]{8,}",  # HTTP auth schemes in text
-            r"b(?:earer|asic)[ \t]+[A-Za-z0-9._~+/=-]{8,}",
-        )
-    )
-)
-_TOKEN_PREFIXES = {
-    "-": frozenset(("sk", "glpat", *(f"xox{c}" for c in "abposre"))),
-    "_": frozenset(("sk", "rk", "github", "hf", "npm", *(f"gh{c}" for c in "pousr"))),
-    "J": frozenset(("ey",)),
-}
-_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-
-_CARD = re.compile(
-    r"[0-9](?<![0-9.][0-9])"  # not inside a longer number
-    r"(?:[0-9]{12,18}|[0-9]{3}(?:[ -][0-9]{4}){2,3}(?:[ -][0-9]{1,3})?|[0-9]{3}[ -][0-9]{6}[ -][0-9]{4,5})(?![0-9])"
-)
-
-_DIGITS = re.compile("[0-9]+")
 
 _SEPARATOR = re.compile("[:=]")
 # names before separators, read on the reversed text: ``"name": value`` reversed is ``eulav :"eman"``
@@ -82,6 +43,13 @@ _VALUE = re.compile(
       |(?:["']|\\")[^\n]*)  # a quote left open: the rest of the line""",
     re.VERBOSE,
 )
+# more words of an unquoted value after ``name: `` or ``name = ``: a passphrase, up to the line's end or the next
+# ``name=``/``name:``
+_MORE_WORDS = re.compile(r"(?:[ \t]+(?![\w.-]+[:=])[^\s,;&\"'\\)\]}<>]+)+")
+# nothing after ``name:`` on its line, or a YAML block indicator: the value is on the lines below
+_BLOCK_START = re.compile(r"[ \t]*(?:[|>][+-]?[0-9]?[ \t]*)?(?:#[^\n]*)?\r?\n")
+_CODE_LINE = re.compile(r"[ \t]*(?:if|elif|while|for|def|class|with|except|else|try|return|async|match|case)\b")
+_BLANK = (" ", "\t")
 _HEADERS = frozenset(("authorization", "proxy-authorization", "cookie", "set-cookie"))
 _AZURE = frozenset(("accountkey", "sharedaccesskey", "sharedaccesssignature", "sig"))
 
@@ -89,8 +57,6 @@ _PEM = re.compile(  # a block left open runs to the end of the text
     r"-----BEGIN [ A-Z0-9]{0,40}PRIVATE KEY[ A-Z]{0,20}-----[\s\S]*?"
     r"(?:-----END [ A-Z0-9]{0,40}PRIVATE KEY[ A-Z]{0,20}-----|\Z)"
 )
-# the scheme is kept and need not start a word: ``4111…postgres://u:p@h`` and a key glued before it still lose ``u:p``
-_URL_CREDENTIALS = re.compile(r"([A-Za-z][A-Za-z0-9+.-]{0,30}://)[^\s/?#@:]*:[^\s/?#]*@")
 _AWS_SECRET = re.compile(r"(?i:aws|secret)[^\n]{0,48}?(?<![A-Za-z0-9/+])(?P<key>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
 _EMAIL = re.compile(
     r"(?<![\w.%+-])[\w.%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![\w-])", re.ASCII
@@ -100,99 +66,7 @@ _EMAIL = re.compile(
 # card separators dropped (a card leaves a run of 13)
 _RUN_SHAPE = bytes(ord("a") if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "_-") else 32 for b in range(256))
 _DIGIT_SHAPE = bytes(ord("0") if 48 <= b <= 57 else ord("x") for b in range(256))
-
-_Hit = tuple[int, int, str]  # replace text[start:end] with the string
-
-
-def _looks_like_credential(token: str) -> bool:
-    """A bearer token: long, and mixing letters with digits, or base64/hex-ish."""
-    if len(token) < 16:
-        return False
-    letters = any(c.isalpha() for c in token)
-    if letters and any(c.isdigit() for c in token):
-        return True
-    if letters and any(c in "+/=._~" for c in token):
-        return True
-    return len(token) >= 24 and any(c.isupper() for c in token) and any(c.islower() for c in token)
-
-
-def _is_basic_credential(token: str) -> bool:
-    """``Basic <b64>`` only when it decodes to ``user:password``."""
-    try:
-        decoded = base64.b64decode(token, validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    return b":" in decoded
-
-
-def _luhn(digits: str) -> bool:
-    total = 0
-    for i, char in enumerate(reversed(digits)):
-        d = ord(char) - 48
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
-def _token(text: str, match: re.Match[str]) -> _Hit | None:
-    start, end = match.span()
-    found = match.group(0)
-    anchor = found[0]
-    prefixes = _TOKEN_PREFIXES.get(anchor)
-    if prefixes is not None:  # the match starts inside the token: find its letters before the anchor
-        while start and text[start - 1].isalpha():
-            start -= 1
-        if text[start : match.start()] not in prefixes:
-            return None  # ``mask-...``, ``task_...``
-    if start and text[start - 1] in _WORD_CHARS:
-        return None  # inside a longer word: ``xAKIA...``
-    if anchor in "Bb":
-        cred = found.split(None, 1)[1]
-        if found[:4].lower() == "bear":
-            kind, secret = "bearer", _looks_like_credential(cred)
-        else:
-            kind, secret = "basic_auth", _is_basic_credential(cred)
-        return (end - len(cred), end, redaction(kind)) if secret else None
-    if anchor == "J":
-        return start, end, redaction("jwt")
-    if anchor == "A" and found[1] != "I":
-        return start, end, redaction("aws_key")
-    if text.startswith("sk-", start):
-        body = found[1:]
-        if not (any(c.isdigit() for c in body) and any(c.isalpha() for c in body)):
-            return None  # ``sk-learn-compatible-estimator``
-    return start, end, redaction("api_key")
-
-
-def _card_span(match: re.Match[str]) -> tuple[int, int] | None:
-    """The longest run of the candidate's digit groups that is a card number (13-19 digits, 2-6, Luhn)."""
-    found = match.group(0)
-    groups = [group.span() for group in _DIGITS.finditer(found)]
-    for i in range(len(groups)):
-        for j in range(len(groups) - 1, i - 1, -1):
-            digits = "".join(found[a:b] for a, b in groups[i : j + 1])
-            if 13 <= len(digits) <= 19 and digits[0] in "23456" and _luhn(digits):
-                return match.start() + groups[i][0], match.start() + groups[j][1]
-    return None
-
-
-def _cards(text: str) -> str:
-    parts: list[str] = []
-    done = 0
-    match = _CARD.search(text)
-    while match is not None:
-        span = _card_span(match)
-        if span is None:  # try again from the candidate's next digit group
-            match = _CARD.search(text, match.start() + 1)
-            continue
-        parts += (text[done : span[0]], redaction("card"))
-        done = span[1]
-        match = _CARD.search(text, done)
-    if not parts:
-        return text
-    parts.append(text[done:])
-    return "".join(parts)
+_CARD_GAPS = CARD_SEPARATORS.encode()
 
 
 @lru_cache(maxsize=8192)
@@ -217,7 +91,7 @@ def _names_a_failure(name: str) -> bool:
     return len(words) > 1 and words[0].lower() in _FAILURES
 
 
-def _assignment(text: str, match: re.Match[str], reverse: str) -> _Hit | None:
+def _assignment(text: str, match: re.Match[str], reverse: str) -> Hit | None:
     """``name: value`` or ``name=value`` at a separator: the value's span, if the name is secret."""
     at = match.start()
     if text[at] == "=" and (text.startswith("=", at + 1) or (at > 0 and text[at - 1] in "=!<>~")):
@@ -232,6 +106,9 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> _Hit | None:
     after = at + 1
     if text.startswith(">" if text[at] == "=" else "=", after):
         after += 1  # ``=>`` or ``:=``
+    kind = "azure_key" if azure else "secret_assignment"
+    if text[at] == ":" and (block := _BLOCK_START.match(text, after)) is not None:
+        return _value_below(text, at - len(named.group(0)), block.end(), kind)
     value = _VALUE.match(text, after)
     if value is None or value["val"].startswith("["):
         return None  # nothing there, or already redacted
@@ -248,44 +125,72 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> _Hit | None:
         and _names_a_failure(name)
     ):
         return None  # an error and its message (``ExpiredToken: request signature expired``), not a credential
-    scheme = (value["scheme"] or "").strip().lower()
-    kind = "azure_key" if azure else {"bearer": "bearer", "basic": "basic_auth"}.get(scheme, "secret_assignment")
+    if not azure:
+        kind = {"bearer": "bearer", "basic": "basic_auth"}.get(scheme_word, kind)
     if found[0] in "\"'\\":
         quote = 2 if found[0] == "\\" else 1
-        if len(found) <= 2 * quote:
-            return None  # an empty value hides nothing
+        if len(found) <= 2 * quote or is_placeholder(text, start + quote, end - quote):
+            return None  # an empty value hides nothing; ``"none"``, ``"${TOKEN}"`` are no secret
         if found.endswith(found[:quote]):
             return start + quote, end - quote, redaction(kind)
         return start + quote, end, redaction(kind)  # an open quote: to the end of the line
+    if not scheme_word and is_placeholder(text, start, end):
+        return None  # ``token: missing``, ``api_key=${OPENAI_API_KEY}``, ``token = get_token(scope)``
     if text[at] == ":" and not named["q"] and name.lower() in _HEADERS:
-        line_end = text.find("\n", end)  # a header's value runs to the end of its line
+        line_end = text.find("\n", end)  # a header's value runs to the end of its line, and its folded lines
         end = len(text) if line_end < 0 else line_end
+        end = _continued(text, at, end)
         if text[end - 1 : end] == "\r":
             end -= 1
+    elif not named["q"] and text[after : after + 1] in _BLANK and (text[at] == ":" or text[at - 1 : at] in _BLANK):
+        more = _MORE_WORDS.match(text, end)  # ``password: correct horse battery staple``, ``pw = two words``
+        if more is not None:
+            end = more.end()
     return start, end, redaction(kind)
 
 
-def _replace(text: str, pattern: re.Pattern[str], hit: Callable[[str, re.Match[str]], _Hit | None]) -> str:
-    """Replace the spans ``hit`` returns for ``pattern``'s candidates; candidates inside a replaced span are skipped.
+def _indent(text: str, line: int) -> int:
+    at = line
+    while at < len(text) and text[at] in " \t":
+        at += 1
+    return at - line
 
-    A candidate ``hit`` rejects is searched again from its next character, so that a secret inside it is
-    still found (``Basic AKIA…``: not a Basic credential, but an AWS key)."""
-    parts: list[str] = []
-    done = 0
-    match = pattern.search(text)
-    while match is not None:
-        found = hit(text, match)
-        if found is None:
-            match = pattern.search(text, match.start() + 1)
-            continue
-        start, end, replacement = found
-        parts += (text[done:start], replacement)
-        done = end
-        match = pattern.search(text, max(end, match.start() + 1))
-    if not parts:
-        return text
-    parts.append(text[done:])
-    return "".join(parts)
+
+def _continued(text: str, at: int, end: int) -> int:
+    """``end`` (a line's end) moved past the lines below that are indented more than the line holding ``at``."""
+    indent = _indent(text, text.rfind("\n", 0, at) + 1)
+    here = end
+    while text.startswith("\n", here):
+        line_end = text.find("\n", here + 1)
+        line_end = len(text) if line_end < 0 else line_end
+        if text[here + 1 : line_end].strip():  # a blank line may come between
+            if _indent(text, here + 1) <= indent:
+                break
+            end = line_end
+        here = line_end
+    return end
+
+
+def _value_below(text: str, name_start: int, below: int, kind: str) -> Hit | None:
+    """A secret's value on the lines below its name (``api_key:\n  AbCd…``, ``password: |\n  …``): the lines
+    indented more than the name's, or a lone word on the next line (``password:\nHunter2``)."""
+    line = text.rfind("\n", 0, name_start) + 1
+    if _CODE_LINE.match(text, line):
+        return None  # ``if token:``, ``class Token:``: code, its body below
+    start = below + _indent(text, below)
+    end = _continued(text, name_start, below - 1)
+    if end <= start:  # nothing indented below: one word alone on the next line, if any
+        line_end = text.find("\n", below)
+        end = len(text) if line_end < 0 else line_end
+        word = text[start:end].rstrip("\r")
+        if not word or any(c.isspace() or c in ":=" for c in word) or text[below : below + 1] in _BLANK:
+            return None
+        end = start + len(word)
+    while end > start and text[end - 1] == "\r":
+        end -= 1
+    if text.startswith("[REDACTED", start) or is_placeholder(text, start, end):
+        return None
+    return start, end, redaction(kind)
 
 
 def _aws_secret(match: re.Match[str]) -> str:
@@ -297,21 +202,23 @@ def _aws_secret(match: re.Match[str]) -> str:
 
 def _may_hold_secret(text: str) -> bool:
     """A quick necessary condition for ``_scrub`` to replace anything: one of its cheap conditions holds (a
-    separator, an ``@``, a scheme or provider word, a token-like run, a 13-digit shape). Plain substring tests
-    first, the byte shapes only for text long enough to hold them. (One compiled regex over the same conditions
-    measured slower than this on ordinary text: the alternation defeats the engine's literal scan.)"""
+    separator, an ``@``, a scheme or provider word, a token-like run, a 13-digit shape, a form's keyword). Plain
+    substring tests first, the byte shapes only for text long enough to hold them. (One compiled regex over the
+    same conditions measured slower than this on ordinary text: the alternation defeats the engine's literal scan.)"""
     if "=" in text or ":" in text or "@" in text or "PRIVATE KEY" in text:
         return True
     lower = text.lower()  # a superset of the ASCII-only lowering _scrub checks
-    if "earer" in lower or "asic" in lower or "secret" in lower or "aws" in lower:
+    if "earer" in lower or "asic" in lower or "secret" in lower or "aws" in lower or may_hold_form(text, lower):
         return True
     if len(text) < 13:
         return False
     data = text.encode("utf-8", "surrogatepass")
-    return b"a" * 16 in data.translate(_RUN_SHAPE) or b"0" * 13 in data.translate(_DIGIT_SHAPE, b" -")
+    return b"a" * 16 in data.translate(_RUN_SHAPE) or b"0" * 13 in data.translate(_DIGIT_SHAPE, _CARD_GAPS)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_PERCENT = re.compile("%(?:3[AaDd]|40)")
+_ENCODED = re.compile("(?:%[0-9A-Fa-f]{2})+")
 
 
 def scrub_text(text: str) -> str:
@@ -319,26 +226,55 @@ def scrub_text(text: str) -> str:
 
     A lone surrogate (text decoded with ``surrogateescape``: a file name, a process's output) becomes U+FFFD: it
     is not Unicode text, and no store can keep it; so does a NUL (PostgreSQL refuses it in text). Text is also
-    read as a reader sees it (``lookalike.visible``: look-alikes folded, invisible characters gone): when a
-    secret shows only there (``sk-\u200bproj-…``, fullwidth letters), the text is kept in that form, scrubbed;
-    otherwise it is kept as it came."""
+    read as a reader sees it (``lookalike.visible``: look-alikes folded, invisible characters gone), with its
+    look-alike letters as ASCII (``lookalike.fold``: Cyrillic ``ѕk-…``), and percent-decoded when it holds an
+    encoded ``:``, ``=`` or ``@`` (``?next=https%3A%2F%2F…%3Ftoken%3D…``): when a secret shows only in such a
+    reading, the text is kept in that form, scrubbed; otherwise it is kept as it came."""
     found = _scrub_text(text)
     return found.replace("\x00", "\ufffd") if "\x00" in found else found  # no store keeps a NUL in text
+
+
+def _decoded(match: re.Match[str]) -> str:
+    return bytes.fromhex(match.group(0).replace("%", "")).decode("utf-8", "replace")
 
 
 def _scrub_text(text: str) -> str:
     """``scrub_text`` before a NUL is replaced."""
     if not text.isascii() and _SURROGATE.search(text):
         text = _SURROGATE.sub("\ufffd", text)
-    if len(text) < 20 and text.replace("_", "").isalpha():
+    if len(text) < 20 and text.replace("_", "").isalpha() and text.isascii():
         return text  # a short word: no secret fits in it
-    if may_hide(text):
-        seen = visible(text)  # what the block shows: a zero-width space or fullwidth letters cannot hide a key
-        if seen != text and _may_hold_secret(seen) and (scrubbed := _scrub(seen)) != seen:
-            return scrubbed  # a secret hid in the characters: kept as a reader sees it, scrubbed
-    if not _may_hold_secret(text):
-        return text  # none of the conditions below holds
-    return _scrub(text)
+    scrubbed = _scrub_readings(text)
+    if "%" in text and _PERCENT.search(text):
+        decoded = _ENCODED.sub(_decoded, text)
+        if (found := _scrub_readings(decoded)).count("[REDACTED") > scrubbed.count("[REDACTED"):
+            return found  # a secret shows only once decoded: kept decoded, scrubbed
+    return scrubbed
+
+
+def _more(found: str, than: str) -> bool:
+    return found.count("[REDACTED") > than.count("[REDACTED")
+
+
+def _scrub_readings(text: str) -> str:
+    """``text`` scrubbed, or the reading of it (as seen, look-alikes folded) in which more secrets show."""
+    scrubbed = _scrub_checked(text)
+    if text.isascii():
+        return scrubbed
+    seen = visible(text) if may_hide(text) else text
+    if seen != text and (found := _scrub_checked(seen)) != seen:
+        scrubbed = found  # a secret hid in the characters: kept as a reader sees it, scrubbed
+        text = seen
+    if not may_mix(seen):
+        return scrubbed  # no look-alike stands inside an ASCII word
+    folded = fold(seen)
+    if folded != seen and _more(found := _scrub_checked(folded), scrubbed):
+        return found  # a secret spelled with look-alike letters: kept in ASCII, scrubbed
+    return scrubbed
+
+
+def _scrub_checked(text: str) -> str:
+    return _scrub(text) if _may_hold_secret(text) else text
 
 
 def _scrub(text: str) -> str:
@@ -352,6 +288,15 @@ def _scrub(text: str) -> str:
     return text
 
 
+def _apply(text: str, hits: list[Hit]) -> str:
+    parts: list[str] = []
+    done = 0
+    for start, end, replacement in hits:
+        parts += (text[done:start], replacement)
+        done = end
+    return "".join(parts) + text[done:] if parts else text
+
+
 def _scrub_once(text: str) -> str:
     """Each kind's cheap condition, then its scan."""
     data = text.encode("utf-8", "surrogatepass")
@@ -360,19 +305,21 @@ def _scrub_once(text: str) -> str:
         text = _PEM.sub(redaction("private_key"), text)
     at_sign = b"@" in data
     if at_sign and b"://" in data:
-        text = _URL_CREDENTIALS.sub(lambda m: m.group(1) + redaction("url_credentials") + "@", text)
+        text = url_credentials(text)
     if b"a" * 16 in data.translate(_RUN_SHAPE) or b"earer" in lower or b"asic" in lower:
-        text = _replace(text, _TOKENS, _token)
+        text = replace_hits(text, TOKENS, token_hit)
+    if may_hold_form(text, lower_text := text.lower()):
+        text = _apply(text, form_hits(text, lower_text))
     if b":" in data or b"=" in data:
         reverse = text[::-1]
         if any(map(_secret_reversed, _NAMES_REVERSED.findall(reverse))):
-            text = _replace(text, _SEPARATOR, lambda t, m: _assignment(t, m, reverse))
-    if b"0" * 13 in data.translate(_DIGIT_SHAPE, b" -"):
-        text = _cards(text)
+            text = replace_hits(text, _SEPARATOR, lambda t, m: _assignment(t, m, reverse))
+    if b"0" * 13 in data.translate(_DIGIT_SHAPE, _CARD_GAPS):
+        text = scrub_cards(text)
     if b"secret" in lower or b"aws" in lower:
         text = _AWS_SECRET.sub(_aws_secret, text)
     if at_sign:
-        text = _EMAIL.sub(redaction("email"), text)
+        text = _EMAIL.sub(lambda m: m.group(0) if not_an_email(m.string, m) else redaction("email"), text)
     return text
 
 

@@ -13,6 +13,10 @@ Decisions:
   cut, so a cut never leaves half a secret behind. Keys are scrubbed too and cut at 256 characters.
 - ``allow`` names top-level keys; values it leaves out are still checked, so a bad value raises whether or not
   it is kept (the allow-list decides what is stored, not what is valid).
+- A secret's name and value may stand in two fields, and the value is ``"[REDACTED]"`` then too: the ``value``
+  of an object whose ``name``/``key``/``header`` is secret (Kubernetes env, HAR headers, ``Key``/``Value`` tags),
+  the second item of a ``[name, value]`` pair (``[["Authorization", "Token …"]]``), the item after a secret-named
+  flag in an argument list (``["psql", "--password", "…"]``), and ``curl``'s ``-u user:pw``.
 """
 
 from __future__ import annotations
@@ -105,6 +109,41 @@ def _string(text: str, limit: int) -> str:
     return cut_text(scrub_text(text), limit, cut=dropped)
 
 
+# --- a name in one field, its value in another ---------------------------------------------------------------------
+
+_PAIR_NAMES = frozenset(("name", "key", "header", "field", "param", "variable"))
+_CURL_USER = frozenset(("-u", "--user", "--proxy-user", "-U"))
+
+
+def _names_a_secret(item: object) -> bool:
+    return type(item) is str and len(item) <= 64 and " " not in item and is_secret_name(item)
+
+
+def _secret_pair(value: Mapping[Any, Any]) -> bool:
+    """Whether ``value`` holds a secret's name in one field (``{"name": "DB_PASSWORD", "value": …}``)."""
+    return any(type(key) is str and key.lower() in _PAIR_NAMES and _names_a_secret(item) for key, item in value.items())
+
+
+def _secret_items(items: list[Any] | tuple[Any, ...]) -> frozenset[int]:
+    """The positions of ``items`` that hold the value of a secret named by the item before them."""
+    found: set[int] = set()
+    if len(items) == 2 and _names_a_secret(items[0]) and not str(items[0]).startswith("-"):
+        found.add(1)  # ``["Authorization", "Token …"]``
+    program = items[0].rsplit("/", 1)[-1] if items and type(items[0]) is str else ""
+    curl, mysql = program == "curl", program.startswith("mysql")
+    for n, item in enumerate(items):
+        if type(item) is not str or not item.startswith("-") or "=" in item:
+            continue
+        if mysql and item.startswith("-p") and len(item) > 2:
+            found.add(n)  # ``["mysql", "-pHunter2"]``: the password glued to its flag
+            continue
+        if n + 1 == len(items):
+            break
+        if (item.startswith("--") and is_secret_name(item[2:])) or (curl and item in _CURL_USER):
+            found.add(n + 1)  # ``["psql", "--password", "…"]``, ``["curl", "-u", "admin:pw"]``
+    return frozenset(found)
+
+
 def _type_name(value: object) -> str:
     return type(value).__name__
 
@@ -172,6 +211,7 @@ class _Walk:
         out: dict[str, Any] = {}
         limit = self.limits.max_fields
         allow = self.allow if depth == 0 else None
+        paired = _secret_pair(value)
         for n, (key, item) in enumerate(value.items()):
             if n == limit:
                 out[CUT.key] = CUT.fields.format(n=len(value) - limit)
@@ -184,7 +224,7 @@ class _Walk:
             name = _string(key, 256)
             while name in out:  # two keys that read the same once redacted or cut
                 name += "'"
-            if is_secret_name(key):
+            if is_secret_name(key) or (paired and key.lower() == "value"):
                 out[name] = REDACTED
             elif allow is not None and key not in allow:
                 self.value(item, (path, name), depth + 1, keep=False)  # checked, not kept
@@ -195,7 +235,11 @@ class _Walk:
 
     def sequence(self, value: list[Any] | tuple[Any, ...], path: _Path, depth: int, keep: bool) -> list[Any]:
         limit = self.limits.max_items
-        out = [self.value(item, (path, n), depth + 1, keep) for n, item in enumerate(value[:limit])]
+        secret = _secret_items(value[:limit])
+        out = [
+            REDACTED if n in secret else self.value(item, (path, n), depth + 1, keep)
+            for n, item in enumerate(value[:limit])
+        ]
         if len(value) > limit:
             out.append(CUT.items.format(n=len(value) - limit))
         return out
@@ -239,8 +283,10 @@ def _clean(value: Any, limits: Limits, depth: int) -> bool:
         for key in value:
             if type(key) is not str or not _plain_key(key):
                 return False
+        if _secret_pair(value):
+            return False
     elif kind is list:
-        if depth >= limits.max_depth or len(value) > limits.max_items:
+        if depth >= limits.max_depth or len(value) > limits.max_items or _secret_items(value):
             return False
         items = value
     elif kind is str:

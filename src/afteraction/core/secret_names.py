@@ -5,8 +5,9 @@ are; ``max_tokens``, ``token_count``, ``primary_key`` are not). ``core.redact`` 
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
+
+from afteraction.core.lookalike import fold, visible
 
 __all__ = ["is_secret_name", "name_words"]
 
@@ -23,8 +24,8 @@ def name_words(name: str) -> list[str]:
 
 
 _ANCHORS = frozenset(
-    """password passwd pwd passphrase passcode secret secrets token bearer csrf xsrf apikey authorization auth
-    credential credentials creds cookie cookies dsn otp totp hotp pin cvv cvc ssn jwt privkey""".split()
+    """password passwd pwd pw passphrase passcode secret secrets token bearer csrf xsrf apikey authorization auth
+    credential credentials creds cookie cookies dsn otp totp hotp pin cvv cvc ssn jwt privkey mnemonic""".split()
 )
 # run-together names: ``dbpassword``, ``xapikey``, ``githubtoken`` is not listed on purpose (``token`` alone
 # as a suffix would catch ``maxtoken``-style counters)
@@ -32,7 +33,13 @@ _COMPACT = tuple(
     """password passwd passphrase passcode secret apikey accesstoken authtoken apitoken idtoken refreshtoken
     sessiontoken bearertoken csrftoken xsrftoken privatekey secretkey signingkey encryptionkey sshkey accesskey
     sessionkey masterkey connstr connectionstring databaseurl dburl cookie credential credentials cardnumber
-    ccnumber creditcard authorization""".split()
+    ccnumber creditcard authorization storepass keypass dbpass smtppass sessionid sessid webhookurl""".split()
+)
+# ``pass`` alone is a verdict (``{"pass": 3}``, ``first_pass``); after one of these it is a password (``DB_PASS``)
+_PASS_MODS = frozenset(
+    """db database smtp mail email imap pop pop3 ldap redis mysql postgres postgresql pg mongo mongodb ftp sftp proxy
+    admin root user login store keystore truststore key wifi vpn bind sasl http basic git registry docker amqp
+    rabbitmq mq jdbc sql mssql oracle""".split()
 )
 _KEY_MODS = frozenset(
     """api private secret signing encryption decryption ssh access session master client auth crypto gpg pgp rsa
@@ -40,7 +47,7 @@ _KEY_MODS = frozenset(
 )
 _URL_MODS = frozenset(
     """database db conn connection postgres postgresql pg mysql redis mongo mongodb amqp rabbitmq broker
-    sqlalchemy""".split()
+    sqlalchemy webhook hook""".split()
 )
 _SUFFIX_OK = frozenset(
     """value val header hash hashed code str string text raw b64 base64 hex enc encrypted plain plaintext data env
@@ -64,8 +71,12 @@ def _anchor_ends_at(words: list[str], i: int) -> bool:
         return prev in ("card", "cc")
     if word == "card":
         return prev == "credit"
-    if word == "code":
-        return prev in ("security", "mfa", "verification")
+    if word in ("code", "codes"):
+        return prev in ("security", "mfa", "verification", "recovery", "backup")
+    if word == "pass":
+        return prev in _PASS_MODS
+    if word in ("phrase", "words"):
+        return prev in ("seed", "recovery", "mnemonic")
     return False
 
 
@@ -74,14 +85,17 @@ def is_secret_name(name: str) -> bool:
     """Whether a field called ``name`` holds a secret (``api_key``, ``X-Api-Key``, ``clientSecret``, ``DB_PASSWORD``).
 
     Counts and settings that merely contain such a word are not secret: ``max_tokens``, ``token_count``,
-    ``tokenizer``, ``author``, ``keyboard``, ``primary_key``, ``password_policy``.
+    ``tokenizer``, ``author``, ``keyboard``, ``primary_key``, ``password_policy``, ``session_id`` (an id that
+    names a session; the cookies ``PHPSESSID``, ``JSESSIONID``, ``sessionid`` are secret). A name is read as a
+    reader sees it, look-alike letters folded: ``pass\u200bword`` and Cyrillic ``pаssword`` are ``password``.
     """
     if not name.isascii():
-        name = unicodedata.normalize("NFKC", name)
+        name = fold(visible(name))
     words = [word.lower() for word in name_words(name)]
     tail_ok = True  # every word after position i qualifies the value
     for i in range(len(words) - 1, -1, -1):
         if tail_ok and _anchor_ends_at(words, i):
             return True
-        tail_ok = tail_ok and (words[i] in _SUFFIX_OK or words[i].isdigit())
+        word = words[i]  # ``SECRET_KEY_BASE``: Rails's secret key, not a base of something
+        tail_ok = tail_ok and (word in _SUFFIX_OK or word.isdigit() or (word == "base" and words[i - 1 : i] == ["key"]))
     return False

@@ -1,0 +1,192 @@
+"""Where a secret stands in text other than after ``name: value``: command lines (``--password X``, ``mysql -pX``,
+``curl -u user:pw``), SQL (``IDENTIFIED BY '…'``, ``WITH PASSWORD '…'``), XML (``<password>…</password>``,
+``<add key="ApiKey" value="…"/>``), ``.netrc`` (``machine h login u password X``), and the userinfo of a URL
+(``postgres://app:Hun/ter2#Pass?9@db``); and what is not a secret although it stands where one would: a
+placeholder (``${OPENAI_API_KEY}``, ``environ['…']``, ``get_token(scope)``), a state (``missing``,
+``expired``, ``none``, ``********``), an ``ssh``/``git`` target (``git@github.com:acme/api.git``) taken for an e-mail.
+"""
+
+from __future__ import annotations
+
+import re
+
+from afteraction.core.redact_tokens import Hit, redaction
+from afteraction.core.secret_names import is_secret_name
+
+__all__ = ["form_hits", "is_placeholder", "may_hold_form", "not_an_email", "url_credentials"]
+
+# --- values that are not secrets -------------------------------------------------------------------------------------
+
+_STATES = frozenset(
+    """missing expired disabled enabled none null nil true false invalid required optional empty unset undefined
+    revoked unknown absent present set notset not provided valid redacted hidden masked omitted n/a na yes no ok
+    placeholder changeme""".split()
+)
+# a reference to where the secret is, not the secret: ``${VAR}``, ``$VAR``, ``%VAR%``, ``{{ var }}``, a call or a
+# subscript of a (dotted) name (``environ['KEY']``, ``get_token(scope)``), ``process.env.KEY``
+_ARG = r"""(?:[A-Za-z_][\w.]{0,40}|'[^'\n]{0,80}'|"[^"\n]{0,80}")"""
+_REFERENCE = re.compile(
+    rf"""\$\{{[A-Za-z_][\w.:-]{{0,80}}\}}|\$[A-Z_][A-Z0-9_]{{1,80}}|%[A-Za-z_]\w{{0,80}}%|\{{\{{[^{{}}\n]{{1,80}}\}}\}}
+    |[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:\([ \t]*(?:{_ARG}(?:[ \t]*,[ \t]*{_ARG})*)?[ \t]*\)|\[{_ARG}\])
+    |process\.env\.[A-Za-z_]\w*""",
+    re.VERBOSE,
+)
+_AFTER_REFERENCE = frozenset(" \t\r\n),;]}\"'")
+_MASK = frozenset("*•·xX")
+
+
+def is_placeholder(text: str, start: int, end: int) -> bool:
+    """Whether the value ``text[start:end]`` (and, for a reference, what follows it) is not a secret: state
+    words, a mask (``********``), a reference, or a lone bracket that opens a structure (``"auth": {``)."""
+    value = text[start:end]
+    if not value or value in "{[(" or value.startswith("[REDACTED"):
+        return True
+    if all(word.lower() in _STATES for word in value.split()):
+        return True
+    if len(value) >= 3 and set(value) <= _MASK:
+        return True
+    reference = _REFERENCE.match(text, start)
+    if reference is None or reference.end() < end:
+        return False  # the whole value is the reference, and it ends there: ``environ['KEY'])``
+    return reference.end() == end or reference.end() == len(text) or text[reference.end()] in _AFTER_REFERENCE
+
+
+# --- URL userinfo ------------------------------------------------------------------------------------------------
+
+# the scheme is kept and need not start a word: ``4111…postgres://u:p@h`` and a key glued before it still lose ``u:p``
+_URL_USER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s/?#@:]*:")
+# an ``@`` that ends the userinfo: a host (and port) follows, then the path, query, fragment or the end
+_AT_HOST = re.compile(r"@(?=(?:[A-Za-z0-9._~%-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]*)?(?:[/?#\"'<>),;\s]|\Z))")
+_QUERY = re.compile(r"[?&][\w%.-]+=")
+
+
+def url_credentials(text: str) -> str:
+    """``text`` with the userinfo of each URL replaced (``postgres://[REDACTED:url_credentials]@db/app``). The
+    password may hold ``/``, ``#``, ``?`` or ``@``: the userinfo ends at the last ``@`` that a host follows, before
+    the query starts (``pw@host/?email=bob@example.com`` keeps the e-mail's ``@`` out of it)."""
+    parts: list[str] = []
+    done = 0
+    for match in _URL_USER.finditer(text):
+        if match.start() < done:
+            continue
+        start = match.group(0).index("://") + 3 + match.start()
+        run_end = match.end()
+        while run_end < len(text) and not text[run_end].isspace():
+            run_end += 1
+        end = -1
+        for at in _AT_HOST.finditer(text, match.end(), run_end):
+            if _QUERY.search(text, match.end(), at.start()):
+                break
+            end = at.start()
+        if end < 0:
+            continue
+        parts += (text[done:start], redaction("url_credentials"))
+        done = end
+    if not parts:
+        return text
+    parts.append(text[done:])
+    return "".join(parts)
+
+
+# --- e-mail look-alikes ----------------------------------------------------------------------------------------------
+
+_SSH_BEFORE = re.compile(
+    r"(?:^|[\s;|&(`])(?:ssh|scp|sftp|rsync|mosh|autossh|ssh-copy-id|git(?:[ \t]+\w+)?)"
+    r"(?:[ \t]+-{1,2}[\w-]+(?:[ \t]+[^\s@-]\S*)?)*[ \t]+\Z"
+)
+
+
+def not_an_email(text: str, match: re.Match[str]) -> bool:
+    """A ``user@host`` that is an ``ssh``/``git`` target, not an address: ``git@github.com:acme/api.git`` (a
+    path after ``:``), ``ssh deploy@bastion.example.com``, ``scp -P 22 f bob@host``."""
+    end = match.end()
+    if text.startswith(":", end) and end + 1 < len(text) and not text[end + 1].isspace():
+        return True
+    line = text.rfind("\n", 0, match.start()) + 1
+    return _SSH_BEFORE.search(text, max(line, match.start() - 160), match.start()) is not None
+
+
+# --- command lines, SQL, XML, .netrc -------------------------------------------------------------------------------
+
+_VAL = r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s\"'|;&<>]+))"
+_FLAG = re.compile(r"(?<![\w-])--(?P<name>[A-Za-z][\w-]{1,40})[ \t]+(?!-)" + _VAL)
+_MYSQL = re.compile(r"\bmysql(?:dump|admin|import|check|slap|sh)?\b[^\n|;&]*", re.IGNORECASE)
+_MYSQL_P = re.compile(r"(?<![\w-])-p(?![ \t])" + _VAL)
+_CURL_USER = re.compile(
+    r"\bcurl\b[^\n|;&]*?(?<![\w-])(?:-u[ \t]*|--user[ \t=][ \t]*)[\"']?[^\s:\"']*:(?P<bare>[^\s\"']+)"
+)
+_SQL = re.compile(
+    r"(?i:\bidentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by(?:[ \t]+password)?|\bpassword)[ \t]+"
+    r"(?:'(?P<sq>(?:[^'\n]|'')*)'|\"(?P<dq>[^\"\n]*)\")"
+)
+_TAG = re.compile(r"<(?P<name>[A-Za-z_][\w:.-]{0,63})(?:[ \t][^<>]*)?>(?P<bare>[^<\n]{1,512})</(?P=name)>")
+_KEY_ATTR = r"\b(?:key|name|id)[ \t]*=[ \t]*(?P<q1>[\"'])(?P<name>[^\"'<>\n]{1,64})(?P=q1)"
+_VALUE_ATTR = r"\bvalue[ \t]*=[ \t]*(?P<q2>[\"'])(?P<bare>[^\"'\n]*)(?P=q2)"
+_ATTRS = (
+    re.compile(r"<[A-Za-z][^<>]*?" + _KEY_ATTR + r"[^<>]*?" + _VALUE_ATTR),
+    re.compile(r"<[A-Za-z][^<>]*?" + _VALUE_ATTR + r"[^<>]*?" + _KEY_ATTR),
+    re.compile(
+        r"<(?P<tag>[A-Za-z][\w:.-]{0,63})[ \t][^<>]*?" + _KEY_ATTR + r"[^<>]*>(?P<bare>[^<\n]{1,512})</(?P=tag)>"
+    ),
+)
+_NETRC = re.compile(
+    r"\b(?:machine|login|default[ \t]+login)[ \t]+\S+(?:\s+(?:login|account|port)[ \t]+\S+)*"
+    r"\s+password[ \t]+(?P<bare>\S+)"
+)
+
+
+def may_hold_form(text: str, lower: str) -> bool:
+    """A quick necessary condition for ``form_hits`` to find anything (``lower``: ``text.lower()``)."""
+    return (
+        "--" in text
+        or "-p" in text
+        or "</" in text
+        or "value" in lower
+        or "assword" in lower
+        or "identified" in lower
+        or "curl" in lower
+    )
+
+
+def _value_span(text: str, match: re.Match[str]) -> tuple[int, int] | None:
+    for group in ("dq", "sq", "bare"):
+        if group in match.re.groupindex and match.group(group) is not None:
+            start, end = match.span(group)
+            return None if is_placeholder(text, start, end) else (start, end)
+    return None
+
+
+def form_hits(text: str, lower: str) -> list[Hit]:
+    """The secrets ``text`` holds in these forms, as spans to replace, in order and not overlapping."""
+    named: list[re.Pattern[str]] = []  # a secret when the name their match holds is secret
+    plain: list[re.Pattern[str]] = []  # a secret by their place alone
+    if "--" in text:
+        named.append(_FLAG)
+    if "</" in text:
+        named += (_TAG, _ATTRS[2])
+    if "value" in lower:
+        named += _ATTRS[:2]
+    if "assword" in lower or "identified" in lower:
+        plain.append(_SQL)
+    if "assword" in lower and ("machine" in lower or "login" in lower):
+        plain.append(_NETRC)
+    if "curl" in lower:
+        plain.append(_CURL_USER)
+    spans: list[tuple[int, int]] = []
+    for pattern in named + plain:
+        for match in pattern.finditer(text):
+            if pattern in named and not is_secret_name(match["name"]):
+                continue
+            if (span := _value_span(text, match)) is not None:
+                spans.append(span)
+    if "mysql" in lower:
+        for command in _MYSQL.finditer(text):
+            for match in _MYSQL_P.finditer(text, command.start(), command.end()):
+                if (span := _value_span(text, match)) is not None:
+                    spans.append(span)
+    hits: list[Hit] = []
+    for start, end in sorted(spans):
+        if hits and start < hits[-1][1]:
+            continue
+        hits.append((start, end, redaction("secret_assignment")))
+    return hits

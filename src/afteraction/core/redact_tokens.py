@@ -1,0 +1,260 @@
+"""Secrets known by their own shape: provider credentials (``sk-…``, ``ghp_…``, ``AKIA…``, ``gsk_…``, webhook
+URLs, …), HTTP ``Bearer``/``Basic`` credentials, and card numbers (a brand's prefix and length, and the Luhn check).
+
+``core.redact`` runs these scans after its cheap checks; ``replace_hits`` is the scan loop it shares with them.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable
+
+from afteraction.core.secret_names import name_words
+
+__all__ = ["CARD_SEPARATORS", "TOKENS", "Hit", "redaction", "replace_hits", "scrub_cards", "token_hit"]
+
+
+def redaction(kind: str) -> str:
+    """The marker that replaces a secret of ``kind`` found in text."""
+    return f"[REDACTED:{kind}]"
+
+
+Hit = tuple[int, int, str]  # replace text[start:end] with the string
+
+TOKENS = re.compile(
+    # each alternative starts with a literal, mostly a rare one (the ``-`` of ``sk-``, the ``J`` of ``eyJ``), so the
+    # engine skips in C to the next possible start; ``token_hit`` finds where the token really begins
+    "|".join(
+        (
+            r"-(?<=sk-)[A-Za-z0-9_-]{20,}",  # OpenAI (sk-, sk-proj-, ...), Anthropic (sk-ant-)
+            r"-(?<=glpat-)[A-Za-z0-9_-]{20,}",  # GitLab
+            r"-(?<=glptt-)[A-Za-z0-9_-]{20,}",
+            r"-(?<=gl[dr]t-)[A-Za-z0-9_-]{20,}",
+            r"-(?<=xox[abposre]-)[A-Za-z0-9-]{11,}",  # Slack
+            r"-(?<=xapp-)[A-Za-z0-9-]{20,}",
+            r"-(?<=xai-)[A-Za-z0-9]{32,}",  # xAI
+            r"-(?<=pplx-)[A-Za-z0-9]{32,}",  # Perplexity
+            r"-(?<=GOCSPX-)[A-Za-z0-9_-]{20,}",  # Google OAuth client secret
+            r"-(?<=pypi-)AgE[A-Za-z0-9_-]{40,}",  # PyPI
+            r"_(?<=[sr]k_)(?:live|test)_[0-9A-Za-z]{16,}",  # Stripe
+            r"_(?<=whsec_)[A-Za-z0-9]{24,}",
+            r"_(?<=gh[pousr]_)[A-Za-z0-9]{30,}",  # GitHub
+            r"_(?<=github_)pat_[A-Za-z0-9_]{30,}",
+            r"_(?<=hf_)[A-Za-z0-9]{30,}",  # Hugging Face
+            r"_(?<=npm_)[A-Za-z0-9]{36}",  # npm
+            r"_(?<=gsk_)[A-Za-z0-9]{32,}",  # Groq
+            r"_(?<=r8_)[A-Za-z0-9]{30,}",  # Replicate
+            r"_(?<=lsv2_)(?:pt|sk)_[A-Za-z0-9_]{20,}",  # LangSmith
+            r"_(?<=pcsk_)[A-Za-z0-9_]{30,}",  # Pinecone
+            r"_(?<=shp(?:at|ss|ca|pa)_)[A-Fa-f0-9]{32}",  # Shopify
+            r"_(?<=do[opr]_v1_)[a-f0-9]{64}",  # DigitalOcean
+            r"_(?<=ntn_)[A-Za-z0-9]{40,}",  # Notion
+            r"\.(?<=ya29\.)[A-Za-z0-9_-]{20,}",  # Google OAuth access token
+            r"\.(?<=hvs\.)[A-Za-z0-9_-]{24,}",  # HashiCorp Vault
+            r"p(?<=dap)i[a-f0-9]{32}(?![A-Za-z0-9])",  # Databricks
+            r":(?<=[0-9]{8}:)AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])",  # Telegram bot
+            r"/(?<=hooks\.slack\.com/)(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}",  # Slack webhook
+            r"/(?:(?<=discord\.com/api/)|(?<=discordapp\.com/api/))webhooks/[0-9]{8,20}/[A-Za-z0-9_-]{40,}",
+            # Google; AWS access key id; Atlassian
+            r"A(?:Iza[0-9A-Za-z_-]{35}|(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])|TATT[A-Za-z0-9_=-]{20,})",
+            r"S(?:G\.[A-Za-z0-9_-]{16,128}\.[A-Za-z0-9_-]{16,}|K[0-9a-f]{32}(?![A-Za-z0-9]))",  # SendGrid; Twilio
+            r"J(?<=eyJ)[A-Za-z0-9_-]{13,2048}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",  # JWT (its header holds "alg")
+            r"B(?:earer|EARER|asic|ASIC)[ \t]+[A-Za-z0-9._~+/=-]{8,}",  # HTTP auth schemes in text
+            r"b(?:earer|asic)[ \t]+[A-Za-z0-9._~+/=-]{8,}",
+        )
+    )
+)
+# what stands before the anchor character of each token that starts before it (longest first: ``gsk`` before ``sk``)
+_TOKEN_PREFIXES = {
+    "-": tuple("GOCSPX glpat glptt gldt glrt pplx pypi xapp xai sk".split()) + tuple(f"xox{c}" for c in "abposre"),
+    "_": tuple("github whsec shpat shpss shpca shppa dop_v1 doo_v1 dor_v1 lsv2 pcsk gsk npm ntn r8 sk rk hf".split())
+    + tuple(f"gh{c}" for c in "pousr"),
+    ".": ("ya29", "hvs"),
+    "J": ("ey",),
+    "p": ("da",),
+}
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _looks_like_credential(token: str) -> bool:
+    """A bearer token: long, and mixing letters with digits, or base64/hex-ish."""
+    if len(token) < 16:
+        return False
+    letters = any(c.isalpha() for c in token)
+    if letters and any(c.isdigit() for c in token):
+        return True
+    if letters and any(c in "+/=._~" for c in token):
+        return True
+    return len(token) >= 24 and any(c.isupper() for c in token) and any(c.islower() for c in token)
+
+
+def _is_basic_credential(token: str) -> bool:
+    """``Basic <b64>`` only when it decodes to ``user:password``."""
+    try:
+        decoded = base64.b64decode(token, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded
+
+
+def _token_start(text: str, at: int, prefixes: tuple[str, ...]) -> int | None:
+    """Where the token whose anchor is at ``at`` begins: one of ``prefixes`` before it, starting a word."""
+    for prefix in prefixes:
+        start = at - len(prefix)
+        if start >= 0 and text.startswith(prefix, start) and not (start and text[start - 1].isalnum()):
+            return start
+    return None  # ``mask-...``, ``task_...``
+
+
+def token_hit(text: str, match: re.Match[str]) -> Hit | None:
+    """The span to replace for a ``TOKENS`` candidate, or None when it is not a credential after all."""
+    start, end = match.span()
+    found = match.group(0)
+    anchor = found[0]
+    if anchor == "/":  # a webhook URL: its host and kind are kept, its ids and secret go
+        keep = found.index("/", 1) + 1
+        return start + keep, end, redaction("api_key")
+    if anchor == ":":  # a Telegram bot token: the bot's number, then its secret
+        while start and text[start - 1].isdigit():
+            start -= 1
+        if match.start() - start > 10:
+            return None
+        if text.endswith("bot", 0, start):  # ``api.telegram.org/bot<token>/…``
+            return start, end, redaction("api_key")
+    elif (prefixes := _TOKEN_PREFIXES.get(anchor)) is not None:  # the match starts inside the token
+        found_start = _token_start(text, start, prefixes)
+        if found_start is None:
+            return None
+        start = found_start
+    if start and text[start - 1] in _WORD_CHARS:
+        return None  # inside a longer word: ``xAKIA...``
+    if anchor in "Bb":
+        cred = found.split(None, 1)[1]
+        if found[:4].lower() == "bear":
+            kind, secret = "bearer", _looks_like_credential(cred)
+        else:
+            kind, secret = "basic_auth", _is_basic_credential(cred)
+        return (end - len(cred), end, redaction(kind)) if secret else None
+    if anchor == "J":
+        return start, end, redaction("jwt")
+    if anchor == "A" and found[1] in "KSBC":
+        return start, end, redaction("aws_key")
+    if text.startswith("sk-", start) or found.startswith("SK"):
+        body = found[1:]
+        if not (any(c.isdigit() for c in body) and any(c.isalpha() for c in body)):
+            return None  # ``sk-learn-compatible-estimator``
+    return start, end, redaction("api_key")
+
+
+def replace_hits(text: str, pattern: re.Pattern[str], hit: Callable[[str, re.Match[str]], Hit | None]) -> str:
+    """Replace the spans ``hit`` returns for ``pattern``'s candidates; candidates inside a replaced span are skipped.
+
+    A candidate ``hit`` rejects is searched again from its next character, so that a secret inside it is
+    still found (``Basic AKIA…``: not a Basic credential, but an AWS key)."""
+    parts: list[str] = []
+    done = 0
+    match = pattern.search(text)
+    while match is not None:
+        found = hit(text, match)
+        if found is None:
+            match = pattern.search(text, match.start() + 1)
+            continue
+        start, end, replacement = found
+        parts += (text[done:start], replacement)
+        done = end
+        match = pattern.search(text, max(end, match.start() + 1))
+    if not parts:
+        return text
+    parts.append(text[done:])
+    return "".join(parts)
+
+
+# --- cards ---------------------------------------------------------------------------------------------------------
+
+CARD_SEPARATORS = " -."
+_CARD = re.compile(
+    r"[0-9](?<![0-9.][0-9])"  # not inside a longer number
+    r"(?:[0-9]{12,18}|[0-9]{3}(?:[ -][0-9]{4}){2,3}(?:[ -][0-9]{1,3})?|[0-9]{3}[ -][0-9]{6}[ -][0-9]{4,5}"
+    r"|[0-9]{3}(?:\.[0-9]{4}){3}(?![.][0-9]))(?![0-9])"
+)
+_DIGITS = re.compile("[0-9]+")
+# (first prefix, last prefix, lengths): the brands' number ranges (IIN) and the lengths they issue
+_BRANDS = (
+    ("4", "4", (13, 16, 19)),  # Visa
+    ("51", "55", (16,)),  # Mastercard
+    ("2221", "2720", (16,)),
+    ("34", "34", (15,)),  # American Express
+    ("37", "37", (15,)),
+    ("300", "305", (14, 15, 16, 17, 18, 19)),  # Diners Club
+    ("36", "36", (14, 15, 16, 17, 18, 19)),
+    ("38", "39", (14, 15, 16, 17, 18, 19)),
+    ("3528", "3589", (16, 17, 18, 19)),  # JCB
+    ("6011", "6011", (16, 17, 18, 19)),  # Discover
+    ("644", "649", (16, 17, 18, 19)),
+    ("65", "65", (16, 17, 18, 19)),
+    ("62", "62", (16, 17, 18, 19)),  # UnionPay
+    ("2200", "2204", (16, 17, 18, 19)),  # Mir
+    ("50", "50", (13, 14, 15, 16, 17, 18, 19)),  # Maestro
+    ("56", "58", (13, 14, 15, 16, 17, 18, 19)),
+    ("60", "60", (16,)),  # RuPay
+    ("63", "63", (13, 14, 15, 16, 17, 18, 19)),  # Maestro (6304, 6390…)
+    ("67", "67", (13, 14, 15, 16, 17, 18, 19)),
+)
+# a number named as an id (``trace_id=…``, ``"spanId": …``) is an id, whatever its digits
+_NAMED_BEFORE = re.compile(r"([\w.-]{1,64})[\"']?[ \t]*[:=][ \t]*[\"']?\Z", re.ASCII)
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, char in enumerate(reversed(digits)):
+        d = ord(char) - 48
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _is_card_number(digits: str) -> bool:
+    size = len(digits)
+    for low, high, sizes in _BRANDS:
+        if size in sizes and low <= digits[: len(low)] <= high:
+            return _luhn(digits)
+    return False
+
+
+def _card_span(match: re.Match[str]) -> tuple[int, int] | None:
+    """The longest run of the candidate's digit groups that is a card number (a brand's prefix and length, Luhn)."""
+    found = match.group(0)
+    groups = [group.span() for group in _DIGITS.finditer(found)]
+    for i in range(len(groups)):
+        for j in range(len(groups) - 1, i - 1, -1):
+            digits = "".join(found[a:b] for a, b in groups[i : j + 1])
+            if 13 <= len(digits) <= 19 and _is_card_number(digits):
+                return match.start() + groups[i][0], match.start() + groups[j][1]
+    return None
+
+
+def _named_id(text: str, start: int) -> bool:
+    named = _NAMED_BEFORE.search(text, max(0, start - 72), start)
+    return named is not None and name_words(named[1])[-1:] in (["id"], ["Id"], ["ID"], ["ids"], ["IDs"])
+
+
+def scrub_cards(text: str) -> str:
+    """``text`` with each card number replaced by ``[REDACTED:card]``."""
+    parts: list[str] = []
+    done = 0
+    match = _CARD.search(text)
+    while match is not None:
+        span = _card_span(match)
+        if span is None or _named_id(text, span[0]):  # try again from the candidate's next digit group
+            match = _CARD.search(text, match.start() + 1)
+            continue
+        parts += (text[done : span[0]], redaction("card"))
+        done = span[1]
+        match = _CARD.search(text, done)
+    if not parts:
+        return text
+    parts.append(text[done:])
+    return "".join(parts)
