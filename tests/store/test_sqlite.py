@@ -4,6 +4,7 @@ several connections on one file, the narrowed search; and ``open_store``."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 import sys
 import threading
 import time
@@ -512,3 +513,30 @@ def test_a_store_that_cannot_be_written_is_not_called_corrupted(tmp_path: Path) 
     assert "cannot be written" in str(found) and "permissions" in str(found) and "corrupted" not in str(found)
     full = _failed(sqlite3.connect(":memory:"), "x.db", sqlite3.OperationalError("database or disk is full"))
     assert "space" in str(full)
+
+
+_OTHER_PROCESS = """
+import sys
+from afteraction.store import SQLiteStore
+from tests.conformance.builders import experience
+store = SQLiteStore(sys.argv[1])
+store.put_many([experience(f"other-{i:03d}") for i in range(50)])
+store.close()
+"""
+
+
+def test_a_second_open_in_the_process_keeps_the_first_stores_locks(tmp_path: Path) -> None:
+    """Found by a lifecycle session: opening (and closing) the file from Python to check its header released
+    every POSIX lock of the process, the first store's included; another process then took the WAL for
+    abandoned, checkpointed and deleted it under that store: its later writes were lost and the file malformed."""
+    path = tmp_path / "store.db"
+    first = filled(path, 20)
+    SQLiteStore(path).close()  # a second store on the same file, opened and closed (a per-request open)
+    root = Path(__file__).resolve().parents[2]
+    subprocess.run([sys.executable, "-c", _OTHER_PROCESS, str(path)], check=True, cwd=root, timeout=120)
+    assert (tmp_path / "store.db-wal").exists()  # the first store still holds the WAL open
+    first.put_many([experience(f"after-{i:03d}") for i in range(30)])
+    first.close()
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert db.execute("SELECT count(*) FROM experiences").fetchone() == (100,)

@@ -178,6 +178,7 @@ def _sqlite_status(path: Path) -> SchemaStatus:
         return _result(where, "sqlite", names, [], 0)
     try:
         with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)) as db:
+            sqlite_schema.check_content(db, where)
             db.execute("BEGIN")  # one snapshot
             version = sqlite_schema.inspect(db, where)
             rows = [] if version == 0 else db.execute(f"SELECT name, applied_at FROM {sqlite_schema.MIGRATIONS_TABLE}")

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from afteraction.errors import StoreError
-from afteraction.store.sqlite_schema import MIGRATIONS, check_file, inspect, migrate
+from afteraction.store.sqlite_schema import MIGRATIONS, check_content, check_file, inspect, migrate
 
 __all__ = ["BUSY_TIMEOUT_MS", "connect", "locked"]
 
@@ -70,6 +70,8 @@ def connect(path: str | Path) -> sqlite3.Connection:
     db = _open(where)
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if isinstance(path, Path):
+            check_content(db, where)
         db.execute("BEGIN")  # one snapshot: another process may be migrating this file right now
         try:
             version = inspect(db, where)

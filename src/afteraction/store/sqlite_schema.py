@@ -28,6 +28,7 @@ __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "TEXT_COLUMNS",
+    "check_content",
     "check_file",
     "inspect",
     "migrate",
@@ -36,7 +37,6 @@ __all__ = [
 
 APPLICATION_ID = 0x41664163  # "AfAc"
 MIGRATIONS_TABLE = "_afteraction_migrations"
-_HEADER = b"SQLite format 3\x00"
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -263,31 +263,35 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def check_file(path: Path) -> None:
-    """Refuse, before SQLite touches it, a file that is not an SQLite database or is truncated."""
+    """Refuse a path that cannot hold a store (a directory), from its metadata alone.
+
+    The file itself is never opened here: closing any descriptor of a file releases every POSIX lock
+    this process holds on it, the locks of a store this process already has open included; another
+    process would then take the WAL for abandoned, checkpoint and delete it under that store (lost
+    writes, a malformed file). Its content is checked through SQLite, which shares one lock state
+    among the process's connections: ``check_content``."""
     try:
         if path.is_dir():
             raise StoreError(f"{path} is a directory, not an afteraction database file")
-        if not path.exists() or path.stat().st_size == 0:
-            return
-        size = path.stat().st_size
-        with path.open("rb") as file:
-            header = file.read(100)
-        wal = path.with_name(path.name + "-wal")
-        recovering = wal.exists() and wal.stat().st_size > 0  # a checkpoint cut short: SQLite finishes it
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc}") from exc
-    if not header.startswith(_HEADER):
-        raise StoreError(f"{path} is not an SQLite database (no SQLite header), so not an afteraction store")
-    if len(header) < 100:
-        raise StoreError(f"{path} is a truncated SQLite database ({size} bytes)")
-    page_size = int.from_bytes(header[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(header[28:32], "big")
-    if header[24:28] == header[92:96] and size < pages * page_size and not recovering:
-        raise StoreError(
-            f"{path} is a truncated SQLite database: {size} bytes where its header records "
-            f"{pages} pages of {page_size}; restore it from a backup"
-        )
+
+
+def check_content(db: sqlite3.Connection, where: str) -> None:
+    """Refuse, before anything is written, a file that is not an SQLite database or is truncated or damaged
+    (``db`` a fresh connection to it)."""
+    try:
+        db.execute("PRAGMA page_count").fetchone()
+    except sqlite3.DatabaseError as exc:
+        if "not a database" in str(exc):
+            raise StoreError(
+                f"{where} is not an SQLite database (no SQLite header), so not an afteraction store"
+            ) from exc
+        if "malformed" in str(exc):
+            raise StoreError(
+                f"{where} is a truncated or damaged SQLite database ({exc}); restore it from a backup"
+            ) from exc
+        raise
 
 
 def inspect(db: sqlite3.Connection, where: str) -> int:
