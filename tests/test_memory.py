@@ -269,3 +269,36 @@ def test_a_record_too_large_for_the_block_gives_way_to_the_next_ranked(tmp_path:
             assert [hit.id for hit in shown] == ["short"] and block.count("\n[") == 1
         block, shown = mem.block_with_hits(query, scope=ACME, max_records=1)
         assert [hit.id for hit in shown] == ["long"]  # when it fits, the best ranked is shown
+
+
+def test_a_run_of_many_steps_checks_errors_and_settings_stores_a_readable_importable_lesson(tmp_path: Path) -> None:
+    """Found by a resources session: a verified run with 65 steps (or checks, errors, environment keys) stored
+    a record that failed to read back, and every listing, search, block and export failed from then on."""
+    env = {f"k{i}": "v" for i in range(65)}
+    with aa.Memory.open(str(tmp_path / "m.db"), embedder=None, clock=FixedClock()) as mem:
+        with mem.run("Rebuild the search index after the schema change", scope=ACME, env=env) as run:
+            for i in range(65):
+                run.tool(f"probe_shard_{i}", error=f"ShardError{i}: shard {i} is locked")
+            run.next_attempt()
+            for i in range(65):
+                run.tool(f"reindex_shard_{i}", result="ok")
+            for i in range(65):
+                run.check(f"shard-{i}-ok", passed=True)
+        lesson = run.experience
+        assert lesson is not None and lesson.solution is not None and lesson.scenario is not None
+        assert len(lesson.checks) == len(lesson.solution.steps) == len(lesson.scenario.symptoms) == 64
+        assert lesson.checks[-1] == "… and 2 more" and len(lesson.scenario.environment) == 64
+        assert [found.experience.id for found in mem.lessons(scope=ACME)] == [lesson.id]
+        assert mem.search("rebuild the search index", scope=ACME)[0].id == lesson.id
+        exported = [item.to_dict() for item in mem.export()]
+    assert aa.Experience.from_dict(exported[0], strict=True) == lesson  # an import takes it back
+
+
+def test_a_record_stored_with_more_items_than_an_import_allows_still_reads(tmp_path: Path) -> None:
+    """A record an earlier version stored with 65 steps stays readable (only an import enforces the count)."""
+    record = make_experience("Rebuild the search index", scope=ACME, id="legacy")
+    data = record.to_dict()
+    data["checks"] = [f"c{i}" for i in range(65)]
+    with pytest.raises(aa.ValidationError, match="checks"):
+        aa.Experience.from_dict(data, strict=True)
+    assert len(aa.Experience.from_dict(data).checks) == 65

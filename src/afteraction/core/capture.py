@@ -15,6 +15,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from afteraction.core.distill import capped, within
 from afteraction.core.sanitize import (
     LIMITS,
     REDACTED,
@@ -218,7 +219,7 @@ def clean_experience(experience: Experience, limits: Limits = LIMITS) -> Experie
     if (scenario := experience.scenario) is not None:
         found: dict[str, Any] = {}
         _texts(found, scenario, ("task", "failure_signature"), ("symptoms",))
-        environment = clean_env(scenario.environment)
+        environment = within(clean_env(scenario.environment))
         if environment != dict(scenario.environment):
             found["environment"] = environment
         if found:
@@ -258,7 +259,7 @@ def _texts(
             changes[name] = clean
     for name in many:
         values = getattr(record, name)
-        if (cleaned := tuple(scrub_text(value)[:limit] for value in values)) != tuple(values):
+        if (cleaned := capped(tuple(scrub_text(value)[:limit] for value in values))) != tuple(values):
             changes[name] = cleaned
 
 

@@ -16,8 +16,9 @@ from afteraction.core.errorclass import error_class
 from afteraction.core.ids import experience_id
 from afteraction.core.trust import confidence
 from afteraction.model import Attempt, Experience, Run, Scenario, Skill, Solution, Status, ToolCall, Tried, Verdict
+from afteraction.model._check import MAX_ITEMS, MAX_TEXT
 
-__all__ = ["describe_call", "distill", "lesson_text"]
+__all__ = ["capped", "describe_call", "distill", "lesson_text", "within"]
 
 _ARG_VALUE_LIMIT = 60
 _SYMPTOM_LIMIT = 200
@@ -90,6 +91,21 @@ def _summary(run: Run, verdict: Verdict) -> str:
     return " ".join(parts)
 
 
+def capped(items: tuple[str, ...], limit: int = MAX_ITEMS) -> tuple[str, ...]:
+    """``items`` within ``limit``: past it, the first ``limit - 1`` and a last one that counts the rest, so
+    that a record always reads back and imports (a run of 100 checks is still verified by them)."""
+    return items if len(items) <= limit else (*items[: limit - 1], f"… and {len(items) - limit + 1} more")
+
+
+def within(environment: Mapping[str, str], limit: int = MAX_ITEMS) -> dict[str, str]:
+    """The first ``limit`` entries of an environment."""
+    return dict(environment) if len(environment) <= limit else dict(list(environment.items())[:limit])
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
+
+
 def distill(run: Run, verdict: Verdict, now: datetime, *, skill: Skill | None = None) -> Experience:
     """The Experience for a verified (Validated) or failed (Quarantined) run."""
     attempts = run.attempts or (Attempt(0),)
@@ -100,29 +116,31 @@ def distill(run: Run, verdict: Verdict, now: datetime, *, skill: Skill | None = 
         if call.error is not None
     )
     errors = [c.error for a in attempts for c in a.calls if c.error] + [a.error for a in attempts if a.error]
-    symptoms = tuple(dict.fromkeys(e[:_SYMPTOM_LIMIT] for e in errors))
+    symptoms = capped(tuple(dict.fromkeys(e[:_SYMPTOM_LIMIT] for e in errors)))
     signature = " | ".join(dict.fromkeys(error_class(e) for e in errors))
     last = attempts[-1]
     solution = Solution(
         tried=tried,
         worked=f"attempt {last.index}" if verdict.passed else "",
-        steps=tuple(describe_call(c) for c in last.calls if c.ok) if verdict.passed else (),
+        steps=capped(tuple(describe_call(c) for c in last.calls if c.ok)) if verdict.passed else (),
     )
     supporting, contradicting = (1, 0) if verdict.passed else (0, 1)
     return Experience(
         id=experience_id(run.id, run.scope),
         task_id=run.id,
         task=run.task,
-        lesson=lesson_text(run, verdict),
+        lesson=_bounded(lesson_text(run, verdict)),
         status=Status.VALIDATED if verdict.passed else Status.QUARANTINED,
         confidence=confidence(supporting, contradicting),
         scope=run.scope,
         created_at=run.ended_at or now,
-        summary=_summary(run, verdict),
-        scenario=Scenario(task=run.task, environment=dict(run.env), symptoms=symptoms, failure_signature=signature),
+        summary=_bounded(_summary(run, verdict)),
+        scenario=Scenario(
+            task=run.task, environment=within(run.env), symptoms=symptoms, failure_signature=_bounded(signature)
+        ),
         solution=solution,
         skill=skill,
-        checks=verdict.checks if verdict.passed else verdict.failures,
+        checks=capped(verdict.checks if verdict.passed else verdict.failures),
         supporting=supporting,
         contradicting=contradicting,
         source="run",

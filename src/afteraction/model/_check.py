@@ -17,6 +17,8 @@ from afteraction.errors import ValidationError
 MAX_ID = 256
 MAX_NAME = 200
 MAX_TEXT = 16_384
+#: Items of a list field (checks, steps, symptoms) and entries of an environment, as an import accepts them.
+MAX_ITEMS = 64
 
 _RFC3339 = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})\Z", re.ASCII
@@ -115,12 +117,12 @@ def mapping(value: object, field: str) -> Mapping[str, Any]:
     return value
 
 
-def string_map(value: object, field: str, *, limit: int = 64) -> dict[str, str]:
-    """A flat object of string to string (environment, labels)."""
+def string_map(value: object, field: str, *, limit: int | None = MAX_ITEMS) -> dict[str, str]:
+    """A flat object of string to string (environment, labels); ``limit`` None: any number of entries."""
     if value is None:
         return {}
     items = mapping(value, field)
-    if len(items) > limit:
+    if limit is not None and len(items) > limit:
         raise ValidationError(field, f"has {len(items)} entries; the limit is {limit}")
     out: dict[str, str] = {}
     for key, item in items.items():
@@ -129,12 +131,13 @@ def string_map(value: object, field: str, *, limit: int = 64) -> dict[str, str]:
     return out
 
 
-def strings(value: object, field: str, *, limit: int = 64, item_limit: int = MAX_TEXT) -> tuple[str, ...]:
+def strings(value: object, field: str, *, limit: int | None = MAX_ITEMS, item_limit: int = MAX_TEXT) -> tuple[str, ...]:
+    """A list of strings; ``limit`` None: any number of them."""
     if value is None:
         return ()
     if isinstance(value, str) or not isinstance(value, (list, tuple)):
         raise ValidationError(field, f"must be a list of strings, got {kind(value)}")
-    if len(value) > limit:
+    if limit is not None and len(value) > limit:
         raise ValidationError(field, f"has {len(value)} items; the limit is {limit}")
     return tuple(text(item, f"{field}[{i}]", limit=item_limit) for i, item in enumerate(value))
 

@@ -14,6 +14,12 @@ from afteraction.model.scope import ELIGIBLE_STATUSES, Scope, Status
 __all__ = ["Candidate", "Experience", "Hit", "Lesson", "Scenario", "Skill", "Solution", "Tried"]
 
 
+def _items(strict: bool) -> int | None:
+    """The count limit of a list field: an import's (``strict``) is ``MAX_ITEMS``; a stored record or a
+    service's answer is read whatever its count (a record once stored must stay readable)."""
+    return _check.MAX_ITEMS if strict else None
+
+
 def _names(cls: type) -> frozenset[str]:
     """The field names of a record class: the keys its ``from_dict`` reads."""
     return frozenset(field.name for field in fields(cls))
@@ -43,8 +49,8 @@ class Scenario:
             _check.known(items, _names(cls), field, "a scenario")
         return cls(
             task=_check.text(items.get("task"), f"{field}.task"),
-            environment=_check.string_map(items.get("environment"), f"{field}.environment"),
-            symptoms=_check.strings(items.get("symptoms"), f"{field}.symptoms"),
+            environment=_check.string_map(items.get("environment"), f"{field}.environment", limit=_items(strict)),
+            symptoms=_check.strings(items.get("symptoms"), f"{field}.symptoms", limit=_items(strict)),
             failure_signature=_check.text(
                 items.get("failure_signature") or "", f"{field}.failure_signature", blank=True
             ),
@@ -101,7 +107,7 @@ class Solution:
         return cls(
             tried=tuple(Tried.from_dict(t, f"{field}.tried[{i}]", strict=strict) for i, t in enumerate(tried)),
             worked=_check.text(items.get("worked") or "", f"{field}.worked", blank=True),
-            steps=_check.strings(items.get("steps"), f"{field}.steps"),
+            steps=_check.strings(items.get("steps"), f"{field}.steps", limit=_items(strict)),
         )
 
 
@@ -135,8 +141,12 @@ class Skill:
         return cls(
             statement=_check.text(items.get("statement"), f"{field}.statement", limit=4096),
             authored_by=_check.name(items.get("authored_by"), f"{field}.authored_by"),
-            applicable_when=_check.strings(items.get("applicable_when"), f"{field}.applicable_when"),
-            not_applicable_when=_check.strings(items.get("not_applicable_when"), f"{field}.not_applicable_when"),
+            applicable_when=_check.strings(
+                items.get("applicable_when"), f"{field}.applicable_when", limit=_items(strict)
+            ),
+            not_applicable_when=_check.strings(
+                items.get("not_applicable_when"), f"{field}.not_applicable_when", limit=_items(strict)
+            ),
         )
 
 
@@ -276,7 +286,7 @@ class Experience:
             scenario=None if items.get("scenario") is None else Scenario.from_dict(items["scenario"], strict=strict),
             solution=None if items.get("solution") is None else Solution.from_dict(items["solution"], strict=strict),
             skill=None if items.get("skill") is None else Skill.from_dict(items["skill"], strict=strict),
-            checks=_check.strings(items.get("checks"), "checks", item_limit=_check.MAX_NAME),
+            checks=_check.strings(items.get("checks"), "checks", limit=_items(strict), item_limit=_check.MAX_NAME),
             supporting=_check.integer(items.get("supporting", 1), "supporting"),
             contradicting=_check.integer(items.get("contradicting", 0), "contradicting"),
             revision=_check.integer(items.get("revision", 1), "revision", minimum=1),
