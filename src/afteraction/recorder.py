@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from afteraction.core.capture import clean_call, clean_name, clean_skill, clean_text
 from afteraction.core.distill import distill
 from afteraction.core.render import Layout
-from afteraction.core.sanitize import Limits, scrub_text
+from afteraction.core.sanitize import Limits, scrub_text, trimmed
 from afteraction.core.verify import Verifier, is_verdict, verify
 from afteraction.errors import ValidationError
 from afteraction.feedback import feed_back
@@ -192,7 +192,7 @@ class RunRecorder:
                 if not is_verdict(passed):  # "false" would be truthy: a failed check stored as a pass
                     raise ValidationError("check.passed", f"must be True, False or None, got {passed!r:.40}")
                 name = clean_name(id)
-                text = "" if detail is None else scrub_text(str(detail))[:500]
+                text = "" if detail is None else scrub_text(trimmed(str(detail), 500)[0])[:500]
                 self._evidence.append(Evidence(name, bool(passed), "check", text))
                 if not passed:
                     self._attempts[-1].failed_checks.append(name)

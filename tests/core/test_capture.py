@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from afteraction.core.capture import clean_call, clean_env, clean_run, clean_task
-from afteraction.core.sanitize import LIMITS, Limits
+from afteraction.core.capture import clean_call, clean_env, clean_run, clean_task, clean_text
+from afteraction.core.sanitize import CUT, LIMITS, Limits
 from afteraction.model import Attempt, Evidence, Run
 from tests.builders import ACME, T0, call
 
@@ -51,3 +51,17 @@ def test_task_lines_are_joined_before_scrubbing() -> None:
     task = clean_task("Rotate creds. db password:\nHunter2Pass-9, card 4111 1111\n1111 1111", LIMITS)
     assert "Hunter2Pass-9" not in task and "1111 1111" not in task
     assert task == "Rotate creds. db password: [REDACTED:secret_assignment], card [REDACTED:card]"
+
+
+def test_text_far_over_its_limit_is_trimmed_before_it_is_scrubbed() -> None:
+    """Found by a resources session: a 1 MB task or error was scrubbed whole in the agent's thread (seconds),
+    then cut to a few thousand characters. What is kept is the same; the cut counts every character."""
+    key = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+    text = f"deploy failed with {key} " + "1234 5678 " * 100_000
+    limits = Limits(max_string=500)
+    cleaned = clean_text(text, limits)
+    assert key not in cleaned and cleaned.startswith("deploy failed with [REDACTED:api_key] 1234 5678")
+    went = len(text) + len("[REDACTED:api_key]") - len(key) - 500  # trimmed before scrubbing, or cut after
+    assert cleaned.endswith(CUT.chars.format(n=went)) and len(cleaned) == 500 + len(CUT.chars.format(n=went))
+    task = clean_task(text, limits)
+    assert key not in task and len(task) < limits.max_task + 64

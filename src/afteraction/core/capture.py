@@ -25,7 +25,9 @@ from afteraction.core.sanitize import (
     is_secret_name,
     sanitize,
     sanitize_args,
+    scrub_cut,
     scrub_text,
+    trimmed,
 )
 from afteraction.errors import ValidationError
 from afteraction.model import Attempt, Event, Experience, Run, Skill, ToolCall, Tried
@@ -48,20 +50,22 @@ _ENV_VALUE = 200
 
 
 def clean_text(text: str, limits: Limits) -> str:
-    """Free text (an error, a detail): scrubbed, then cut at the string limit."""
-    return cut_text(scrub_text(text), limits.max_string)
+    """Free text (an error, a detail): scrubbed, then cut at the string limit (text far over it is trimmed
+    before it is scrubbed: a megabyte of error output costs the agent's thread no more than the limit)."""
+    return scrub_cut(text, limits.max_string)
 
 
 def clean_task(text: str, limits: Limits) -> str:
     """Task text: whitespace folded, then scrubbed (a value on the line below its name, a card across two lines
     are one line by then), cut at the task limit."""
-    return cut_text(scrub_text(" ".join(text.split())), limits.max_task)
+    head, dropped = trimmed(text, limits.max_task)
+    return cut_text(scrub_text(" ".join(head.split())), limits.max_task, cut=dropped)
 
 
 def clean_name(value: object, limit: int = 200) -> str:
     """A name (a tool's, a check's, a call's id, an environment fact's): secrets scrubbed, control
     characters and runs of whitespace made one space, cut at ``limit``; anything made a string."""
-    return scrub_text(" ".join(_CONTROL.sub(" ", str(value)).split()))[:limit]
+    return scrub_text(" ".join(_CONTROL.sub(" ", trimmed(str(value), limit)[0]).split()))[:limit]
 
 
 def clean_env(env: Mapping[Any, Any] | None) -> dict[str, str]:
@@ -73,7 +77,7 @@ def clean_env(env: Mapping[Any, Any] | None) -> dict[str, str]:
     out: dict[str, str] = {}
     for key, value in (env or {}).items():
         name = clean_name(key)
-        out[name] = REDACTED if is_secret_name(name) else scrub_text(str(value))[:_ENV_VALUE]
+        out[name] = REDACTED if is_secret_name(name) else scrub_text(trimmed(str(value), _ENV_VALUE)[0])[:_ENV_VALUE]
     return out
 
 
@@ -255,11 +259,13 @@ def _texts(
     (``many``) that scrubbing and the ``limit`` change."""
     for name in single:
         value = getattr(record, name)
-        if (clean := scrub_text(value)[:limit]) != value:
+        if (clean := scrub_text(trimmed(value, limit)[0])[:limit]) != value:
             changes[name] = clean
     for name in many:
         values = getattr(record, name)
-        if (cleaned := capped(tuple(scrub_text(value)[:limit] for value in values))) != tuple(values):
+        if (cleaned := capped(tuple(scrub_text(trimmed(value, limit)[0])[:limit] for value in values))) != tuple(
+            values
+        ):
             changes[name] = cleaned
 
 

@@ -42,7 +42,9 @@ __all__ = [
     "is_secret_name",
     "sanitize",
     "sanitize_args",
+    "scrub_cut",
     "scrub_text",
+    "trimmed",
 ]
 
 OMITTED = "[omitted]"
@@ -97,16 +99,26 @@ def cut_text(text: str, limit: int, *, cut: int = 0) -> str:
     return text[:limit] + CUT.chars.format(n=max(over, 0) + cut)
 
 
+def trimmed(text: str, limit: int) -> tuple[str, int]:
+    """``text`` trimmed for scrubbing when it is far over ``limit`` (a cut is coming anyway: scrubbing all of
+    a megabyte in the agent's thread would cost seconds), back to whitespace, and how many characters went."""
+    if len(text) <= limit + _SCAN_MARGIN:
+        return text, 0
+    head = text[: limit + _SCAN_MARGIN]
+    if not text[len(head)].isspace():  # the trim split a word: drop it (up to 4096 characters of it)
+        last = head[-4096:].rsplit(None, 1)
+        head = head[: len(head) - len(last[-1])] if len(last) == 2 else head[:-4096]
+    return head, len(text) - len(head)
+
+
+def scrub_cut(text: str, limit: int) -> str:
+    """``text`` scrubbed and cut at ``limit`` with the cut marker, far-over-limit text trimmed first."""
+    head, dropped = trimmed(text, limit)
+    return cut_text(scrub_text(head), limit, cut=dropped)
+
+
 def _string(text: str, limit: int) -> str:
-    dropped = 0
-    if len(text) > limit + _SCAN_MARGIN:
-        head = text[: limit + _SCAN_MARGIN]
-        if not text[len(head)].isspace():  # the trim split a word: drop it (up to 4096 characters of it)
-            last = head[-4096:].rsplit(None, 1)
-            head = head[: len(head) - len(last[-1])] if len(last) == 2 else head[:-4096]
-        dropped = len(text) - len(head)
-        text = head
-    return cut_text(scrub_text(text), limit, cut=dropped)
+    return scrub_cut(text, limit)
 
 
 # --- a name in one field, its value in another ---------------------------------------------------------------------
