@@ -17,6 +17,7 @@ from afteraction.embed.minilm import REQUANTIZED_MODEL_ID
 from afteraction.errors import ConfigError
 from afteraction.indexing import Indexer
 from afteraction.store import MemoryStore
+from afteraction.store.base import VectorStore
 from afteraction.vector_channel import LazyEmbedder
 from tests.conformance.builders import NOW, SCOPE, experience
 from tests.hybrid_doubles import Down, Gate, Letters, NaNs, Poisoned, Short, Sleepy
@@ -222,3 +223,41 @@ def test_vectors_of_a_model_changed_while_memory_is_open_are_not_kept_under_the_
     (info,) = store.vector_models()
     assert (info.model, info.vectors) == ("m@1", 3)
     assert any("model is now 'm@2'" in line for line in reported)
+
+
+def test_a_batch_embedded_while_memory_closes_is_dropped_silently_and_left_to_the_backfill(tmp_path: Any) -> None:
+    """The store is closed under the batch: its vectors are not stored, no failure is reported
+    (the next backfill finds the record), and wait_indexed says the work was left undone."""
+    reported: list[str] = []
+    embedder = Gate("Refund")
+    path = tmp_path / "memory.db"
+    mem = aa.Memory.open(path, embedder=embedder, clock=lambda: NOW, on_error=lambda e, w: reported.append(f"{w}: {e}"))
+    assert mem.wait_indexed(5)  # the backfill pass at open is done
+    mem.add(experience("a"))
+    assert embedder.entered.wait(5)
+    mem.close(timeout=0.1)
+    embedder.release.set()
+    assert mem.wait_indexed(5) is False
+    assert reported == []
+    reopened = aa.Memory.open(path, embedder=Letters(), clock=lambda: NOW)
+    assert isinstance(reopened.store, VectorStore)
+    assert reopened.wait_indexed(5) and reopened.store.missing_vectors("letters@1") == []  # the backfill
+    reopened.close()
+
+
+def test_wait_indexed_after_close_is_true_only_when_nothing_was_left() -> None:
+    store = MemoryStore()
+    drained = memory(store, Letters())
+    drained.add_many([experience("a"), experience("b")])
+    drained.close(timeout=5)
+    assert drained.wait_indexed(0) is True
+    embedder = Gate("Refund")
+    left = memory(MemoryStore(), embedder)
+    left.add_many([experience(f"r{i}") for i in range(40)])  # more than one batch
+    assert embedder.entered.wait(5)
+    left.close(timeout=0.1)
+    start = time.perf_counter()
+    assert left.wait_indexed(0.5) is False
+    assert time.perf_counter() - start < 0.4  # known at once, not waited for
+    embedder.release.set()
+    assert left.wait_indexed(5) is False

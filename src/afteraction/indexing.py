@@ -9,7 +9,9 @@ in a background thread for ``Memory``.
 from __future__ import annotations
 
 import itertools
+import os
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
@@ -22,7 +24,10 @@ from afteraction.model import Experience
 from afteraction.store.base import Store, StoredVector, VectorStore
 from afteraction.vector_channel import LazyEmbedder
 
-__all__ = ["IndexStore", "Indexer", "RecentVectors", "index_experiences"]
+__all__ = ["IndexStore", "Indexer", "RecentVectors", "index_experiences", "make_vectors"]
+
+#: Seconds ``Indexer.close`` waits for vectors being written to the store (a write takes milliseconds).
+STORE_WAIT = 1.0
 
 
 class RecentVectors:
@@ -58,6 +63,13 @@ def index_experiences(
     embedder fails (nothing is stored then)."""
     if not experiences:
         return 0
+    return store.put_vectors(make_vectors(embedder, experiences, recent))
+
+
+def make_vectors(
+    embedder: Checked, experiences: Sequence[Experience], recent: RecentVectors | None = None
+) -> list[StoredVector]:
+    """``index_experiences`` up to the store: the vectors of ``experiences``, at the revisions read."""
     texts = [embedding_text(experience) for experience in experiences]
     model = embedder.model_id
     known = [None if recent is None else recent.get(model, text) for text in texts]
@@ -72,12 +84,10 @@ def index_experiences(
             if recent is not None:
                 recent.put(model, text, vector)
         vectors.append(vector)
-    return store.put_vectors(
-        [
-            StoredVector(experience.scope.tenant, experience.id, experience.revision, embedder.model_id, vector)
-            for experience, vector in zip(experiences, vectors, strict=True)
-        ]
-    )
+    return [
+        StoredVector(experience.scope.tenant, experience.id, experience.revision, embedder.model_id, vector)
+        for experience, vector in zip(experiences, vectors, strict=True)
+    ]
 
 
 def _model_now(embedder: Checked) -> str | None:
@@ -113,6 +123,10 @@ class Indexer:
     at its new revision. Failures (the embedder raises, returns bad vectors, or takes longer
     than ``embed_timeout`` seconds; the store fails) go to ``report`` and never stop the worker;
     a failed batch is retried record by record so one bad record does not cost its neighbours.
+
+    Once ``close`` begins, the worker stores and reports nothing more: a batch in flight is dropped
+    silently and left, with the rest, to the next backfill. In the child of ``os.fork()`` the
+    indexer has new locks and no worker (the parent's is not there): the next write starts one.
     """
 
     def __init__(
@@ -141,8 +155,19 @@ class Indexer:
         self._backfill = True  # a pass is due
         self._cursor: Key | None = None
         self._closing = False
+        self._undone = False  # closed with work left: records queued or dropped, or the backfill due
+        self._storing = threading.Lock()  # held while vectors are written; close waits for it
         self._disabled = False
         self._thread: threading.Thread | None = None
+        _LIVE.add(self)
+
+    def _after_fork(self) -> None:
+        """In a forked child: the parent's worker (and its batch in flight) does not exist here."""
+        self._cond = threading.Condition()
+        self._storing = threading.Lock()
+        self.recent = RecentVectors(self.recent.size)
+        self._thread = None
+        self._busy = False
 
     # -- the caller's side --------------------------------------------------------------
 
@@ -156,7 +181,10 @@ class Indexer:
     def enqueue(self, experiences: Iterable[Experience]) -> None:
         """Queue records for embedding at their current revision; never blocks on embedding."""
         with self._cond:
-            if self._closing or self._disabled:
+            if self._disabled:
+                return
+            if self._closing:
+                self._undone = self._undone or any(True for _ in experiences)
                 return
             for experience in experiences:
                 key = (experience.scope.tenant, experience.id)
@@ -177,14 +205,20 @@ class Indexer:
             return len(self._pending)
 
     def _idle(self) -> bool:
+        if self._closing:
+            return self._undone or not self._busy
         return self._disabled or (not self._pending and not self._busy and not self._backfill)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until every queued record is indexed (or failed) and the backfill pass is done;
-        True when that happened within ``timeout`` seconds."""
+        True when that happened within ``timeout`` seconds.
+
+        After ``close``: False when work was left undone (records dropped from the queue or
+        written after close, a batch's vectors dropped, the backfill pass unfinished), which the
+        next backfill finds."""
         self.start()
         with self._cond:
-            return self._cond.wait_for(self._idle, timeout)
+            return self._cond.wait_for(self._idle, timeout) and not self._undone
 
     def close(self, timeout: float = 2.0) -> bool:
         """Let the worker finish what is queued within ``timeout`` seconds, then stop it. True
@@ -193,8 +227,13 @@ class Indexer:
             thread = self._thread
             drained = self._cond.wait_for(lambda: self._disabled or (not self._pending and not self._busy), timeout)
             self._closing = True
+            if not self._disabled and (self._pending or self._backfill):
+                self._undone = True
             self._pending.clear()
             self._cond.notify_all()
+        # vectors being written now are written before the store closes; later ones are dropped
+        if self._storing.acquire(timeout=max(0.0, min(timeout, STORE_WAIT))):
+            self._storing.release()
         if thread is not None:
             thread.join(max(0.0, min(timeout, 0.1)))
         return drained
@@ -205,7 +244,7 @@ class Indexer:
         try:
             embedder = self.embedder.get(wait=None)
         except Exception as exc:
-            self.report(exc, "index")
+            self._report(exc)
             with self._cond:
                 self._disabled = True
                 self._pending.clear()
@@ -225,11 +264,18 @@ class Indexer:
                 if batch:
                     self._index(embedder, batch)
             except Exception as exc:  # a store failure: reported, the worker goes on
-                self.report(exc, "index")
+                self._report(exc)
             finally:
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()
+
+    def _report(self, exc: BaseException) -> None:
+        """``report``, except once closing: the work that failed is left to the next backfill."""
+        if self._closing:
+            self._undone = True
+        else:
+            self.report(exc, "index")
 
     def _take(self) -> list[Experience] | None:
         if not self._pending:
@@ -271,14 +317,19 @@ class Indexer:
                 self._done([one], stored)
             if errors:
                 more = f" (and {len(errors) - 1} more records of that batch)" if len(errors) > 1 else ""
-                self.report(EmbedderError(f"{errors[0]}{more}"), "index")
+                self._report(EmbedderError(f"{errors[0]}{more}"))
             return
         self._done(batch, stored)
 
-    def _done(self, batch: list[Experience], stored: int) -> None:
+    def _done(self, batch: list[Experience], stored: int | None) -> None:
+        if stored is None:  # closing: the vectors were dropped
+            return
         self.indexed += stored
         if stored < len(batch):
-            self._requeue_changed(batch)
+            if self._closing:
+                self._undone = True  # the records that changed are left to the backfill
+            else:
+                self._requeue_changed(batch)
 
     def _failures(self, batch: list[Experience], errors: list[EmbedderError]) -> None:
         self.failed += len(batch)
@@ -287,14 +338,18 @@ class Indexer:
                 self._failed.clear()
             self._failed.update(((e.scope.tenant, e.id), e.revision) for e in batch)
         for error in errors:
-            self.report(error, "index")
+            self._report(error)
 
-    def _embed_and_store(self, embedder: Checked, batch: list[Experience]) -> int:
-        result: list[int | BaseException] = []
+    def _embed_and_store(self, embedder: Checked, batch: list[Experience]) -> int | None:
+        """The number of ``batch``'s vectors stored; None when closing began (they are dropped)."""
+        if self._closing:  # a batch isolating its records: the rest is left undone
+            self._undone = True
+            return None
+        result: list[list[StoredVector] | BaseException] = []
 
         def run() -> None:
             try:
-                result.append(index_experiences(self.store, embedder, batch, self.recent))
+                result.append(make_vectors(embedder, batch, self.recent))
             except BaseException as exc:  # handed to the worker below
                 result.append(exc)
 
@@ -308,7 +363,11 @@ class Indexer:
         outcome = result[0]
         if isinstance(outcome, BaseException):
             raise outcome
-        return outcome
+        with self._storing:
+            if self._closing:
+                self._undone = True
+                return None
+            return self.store.put_vectors(outcome)
 
     def _requeue_changed(self, batch: list[Experience]) -> None:
         """Records that moved on while they were embedded: queue them at their new revision."""
@@ -319,6 +378,18 @@ class Indexer:
                 newer.append(current)
         if newer:
             self.enqueue(newer)
+
+
+_LIVE: weakref.WeakSet[Indexer] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for indexer in list(_LIVE):
+        indexer._after_fork()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _quiet_at_exit(report: Callable[[BaseException, str], None]) -> Callable[[BaseException, str], None]:

@@ -200,7 +200,8 @@ class Memory:
     def wait_indexed(self, timeout: float | None = None) -> bool:
         """Wait until records written so far have vectors (or failed, reported through
         ``on_error``), the embedder is loaded and the backfill of older records is done. True when
-        that happened within ``timeout`` seconds; True at once when there is no vector channel."""
+        that happened within ``timeout`` seconds; True at once when there is no vector channel. After
+        ``close``: False when work was left undone (the next backfill finds it)."""
         return True if self._indexer is None else self._indexer.wait(timeout)
 
     @property

@@ -21,22 +21,28 @@ a fixed set of reasons (``REASONS``), in a ``ChannelStatus``:
 The query is embedded in a small shared thread pool while the caller's thread runs the text
 search (onnxruntime releases the GIL), so the two overlap. ``LazyEmbedder`` loads the bundled
 model in the background, once per process, so opening memory stays fast.
+
+In the child of ``os.fork()`` the parent's pool threads, searches in flight and load under way
+are not there: the pool starts empty, no search is in flight, a load starts again, and every lock
+is new (one another thread held at the fork would stay held in the child).
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import queue
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from afteraction.embed.base import AsyncEmbedder, Checked, Embedder
 from afteraction.errors import AfterActionError, ConfigError, EmbedderError, StoreError, ValidationError
@@ -65,16 +71,7 @@ Reason = Literal[
     "timeout",
     "no_terms",
 ]
-REASONS: tuple[Reason, ...] = (
-    "ok",
-    "not_configured",
-    "provider_unavailable",
-    "model_mismatch",
-    "dimension_mismatch",
-    "search_failed",
-    "timeout",
-    "no_terms",
-)
+REASONS: tuple[Reason, ...] = get_args(Reason)
 #: Seconds the vector channel may take per search, embedding included.
 DEFAULT_BUDGET = 0.5
 #: Threads shared by every channel of the process (query embeddings in flight at once).
@@ -145,6 +142,9 @@ def warm(embedder: Checked) -> None:
         embedder.embed(["warm up"])
 
 
+_LIVE: weakref.WeakSet[LazyEmbedder | VectorChannel] = weakref.WeakSet()  # reset in a forked child
+
+
 class LazyEmbedder:
     """The embedder memory uses, available at once (one given) or after a background load (the
     bundled default). ``get()`` never blocks on the load unless asked to wait."""
@@ -158,6 +158,14 @@ class LazyEmbedder:
             self._done.set()
         self._started = False
         self._lock = threading.Lock()
+        _LIVE.add(self)
+
+    def _after_fork(self) -> None:
+        """In a forked child: new locks; a load the parent had under way starts again."""
+        done, self._done, self._lock = self._done, threading.Event(), threading.Lock()
+        if done.is_set():
+            self._done.set()
+        self._started = False
 
     @property
     def configured(self) -> bool:
@@ -225,10 +233,14 @@ class _Pool:
     the process, as a ThreadPoolExecutor's joined workers would)."""
 
     def __init__(self, size: int) -> None:
+        self._size = size
+        self._reset()
+
+    def _reset(self) -> None:
+        """Empty: no thread, no job, a new lock (in a forked child, the parent's threads are gone)."""
         self._jobs: queue.SimpleQueue[tuple[Future[list[Candidate]], Callable[[], list[Candidate]]]] = (
             queue.SimpleQueue()
         )
-        self._size = size
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
 
@@ -254,6 +266,19 @@ class _Pool:
 
 
 _POOL = _Pool(POOL_SIZE)
+
+
+def _after_fork_in_child() -> None:
+    """The child of ``os.fork()`` starts fresh (see the module docstring)."""
+    global _shared_lock
+    _POOL._reset()
+    _shared_lock = threading.Lock()  # a load the parent had under way (``_shared`` None) starts again
+    for item in list(_LIVE):
+        item._after_fork()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class VectorSearch:
@@ -303,6 +328,12 @@ class VectorChannel:
         self.embedder = embedder
         self.budget = float(budget)
         self.why_not = why_not or ("the store keeps no vectors" if self.store is None else "no embedder")
+        self._in_flight = 0
+        self._lock = threading.Lock()
+        _LIVE.add(self)
+
+    def _after_fork(self) -> None:
+        """No search in flight, a new lock (in a forked child, the parent's searches are not there)."""
         self._in_flight = 0
         self._lock = threading.Lock()
 

@@ -7,7 +7,10 @@
   taking the next call when done (onnxruntime releases the GIL while it computes). The helper
   threads run at a lower priority (``HELPER_NICE``, Linux): a query that arrives while a batch
   fills every core is not starved by it; the caller's thread keeps its own priority, so a batch
-  never runs slower than on one thread.
+  never runs slower than on one thread. A helper that has not started when the caller has taken
+  the last call is cancelled, not waited for: a batch never waits on helper threads that are not
+  there (in the child of ``os.fork()``, a pool's threads were the parent's), it runs on the
+  caller's thread alone then.
 """
 
 from __future__ import annotations
@@ -82,4 +85,5 @@ def run(helpers: ThreadPoolExecutor, parallel: int, calls: list[list[int]], call
         work()
     finally:
         for helper in started:
-            helper.result()
+            if not helper.cancel():  # it started: it finishes the call it took
+                helper.result()

@@ -11,6 +11,7 @@ ones in flight, so the process ends cleanly.
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,6 +55,14 @@ class ExitGate:
             self._closing = True
             return self._state.wait_for(lambda: self._active == 0, timeout)
 
+    def after_fork(self) -> None:
+        """In a forked child: the parent's calls in flight are not running here (their threads are gone), so
+        none is waited for at the child's exit (it waited 30 s), and the lock is new."""
+        self._state = threading.Condition()
+        self._active = 0
+
 
 GATE = ExitGate()
 atexit.register(GATE.close)
+if hasattr(os, "register_at_fork"):  # not on Windows
+    os.register_at_fork(after_in_child=GATE.after_fork)

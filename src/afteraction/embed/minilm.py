@@ -22,6 +22,9 @@
 - **Loading**: lazily, on the first ``embed`` (or ``load()``), once per instance, under a lock.
   ``default_embedder()`` returns one shared instance per process.
 - **Query cache**: single-text calls are kept in an LRU of ``cache_size`` vectors (default 256).
+- **Fork**: in the child of ``os.fork()`` an instance drops its batch helper threads (the
+  parent's, not there) and starts new ones with its next batch; its locks are new ones. A model
+  the parent loaded is used as it is.
 
 Numbers for this machine are in ``docs/embedders.md`` (``benchmarks/bench_embed.py``).
 Nothing is downloaded at run time and no PyTorch is needed.
@@ -34,6 +37,7 @@ import importlib.util
 import os
 import sys
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -185,8 +189,15 @@ class MiniLM:
         self._failed: ConfigError | None = None
         self._cache: OrderedDict[str, Any] = OrderedDict()
         self._pool: ThreadPoolExecutor | None = None
+        _LIVE.add(self)
         if not lazy:
             self.load()
+
+    def _after_fork(self) -> None:
+        """In a forked child: no helper threads, new locks."""
+        self._lock = threading.Lock()
+        self._resolve_lock = threading.Lock()
+        self._pool = None
 
     def __repr__(self) -> str:
         return (
@@ -344,8 +355,20 @@ class MiniLM:
         return unit
 
 
+_LIVE: weakref.WeakSet[MiniLM] = weakref.WeakSet()
 _SHARED: dict[tuple[int, int | None, int], Checked] = {}
 _SHARED_LOCK = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    global _SHARED_LOCK
+    _SHARED_LOCK = threading.Lock()
+    for minilm in list(_LIVE):
+        minilm._after_fork()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def default_embedder(*, threads: int = 1, batch_size: int | None = None, batch_tokens: int = BATCH_TOKENS) -> Checked:
