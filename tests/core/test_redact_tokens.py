@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import random
+import re
+import sys
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from afteraction.core import redact_tokens
 from afteraction.core.redact import _may_hold_secret, scrub_text
+from afteraction.core.redact_tokens import _is_card_number, _named_id, scrub_cards
 
 # found by the third red-team pass: credential formats in wide use that were kept verbatim
 PROVIDER_TOKENS = [
@@ -108,3 +117,85 @@ def test_decimal_trace_ids_are_not_taken_for_cards() -> None:
 )
 def test_cards_of_each_brand_are_still_redacted(card: str) -> None:
     assert scrub_text(f"paid with {card}") == "paid with [REDACTED:card]"
+
+
+def _lines_run(scrub: Callable[[str], str], text: str) -> int:
+    """How many lines of ``core/redact_tokens.py`` ``scrub(text)`` executes: its work, counted, not timed."""
+    lines = 0
+
+    def trace(frame: FrameType, event: str, arg: object) -> Any:
+        nonlocal lines
+        if frame.f_code.co_filename != redact_tokens.__file__:
+            return None
+        if event == "line":
+            lines += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        scrub(text)
+    finally:
+        sys.settrace(None)
+    return lines
+
+
+@pytest.mark.parametrize(
+    "unit", ["1234 5678 ", "5678-1234-", "4111 1111 1111 1112 ", "1234.5678.", "4111 1111 1111 1111 "]
+)
+def test_a_long_run_of_digit_groups_costs_a_few_steps_per_group(unit: str) -> None:
+    """A 1 MiB event of ``1234 5678 …`` kept the server's event loop for 19 s: the card pattern was searched again
+    from every group, and each candidate's sub-ranges joined and checked anew (130 to 160 lines a group; now 5 to 51).
+    """
+    text = unit * 1000
+    groups = len(re.findall("[0-9]+", text))
+    assert _lines_run(scrub_cards, text) < 60 * groups
+    assert _lines_run(scrub_cards, text * 4) < 60 * groups * 4  # no more per group in a longer run
+
+
+# the card scan as it was (a regex searched again from each candidate), kept as the reference for the one that reads
+# each run of digit groups once
+_OLD_CARD = re.compile(
+    r"[0-9](?<![0-9.][0-9])"
+    r"(?:[0-9]{12,18}|[0-9]{3}(?:[ -][0-9]{4}){2,3}(?:[ -][0-9]{1,3})?|[0-9]{3}[ -][0-9]{6}[ -][0-9]{4,5}"
+    r"|[0-9]{3}(?:\.[0-9]{4}){3}(?![.][0-9]))(?![0-9])"
+)
+
+
+def _reference_scrub_cards(text: str) -> str:
+    parts: list[str] = []
+    done = 0
+    match = _OLD_CARD.search(text)
+    while match is not None:
+        groups = [(match.start() + m.start(), match.start() + m.end()) for m in re.finditer("[0-9]+", match[0])]
+        span = next(
+            (
+                (groups[i][0], groups[j][1])
+                for i in range(len(groups))
+                for j in range(len(groups) - 1, i - 1, -1)
+                if 13 <= len(digits := "".join(text[a:b] for a, b in groups[i : j + 1])) <= 19
+                and _is_card_number(digits)
+            ),
+            None,
+        )
+        if span is None or _named_id(text, span[0]):
+            match = _OLD_CARD.search(text, match.start() + 1)
+            continue
+        parts += (text[done : span[0]], "[REDACTED:card]")
+        done = span[1]
+        match = _OLD_CARD.search(text, done)
+    return "".join(parts) + text[done:] if parts else text
+
+
+_GROUP = st.one_of(
+    st.sampled_from(["4111", "1111", "5500", "0004", "3782", "822463", "10005", "4", "12", "123", "60", "6011"]),
+    st.text("0123456789", min_size=1, max_size=20),
+)
+_DIGIT_TEXT = st.lists(
+    st.tuples(_GROUP, st.sampled_from([" ", "-", ".", "", "  ", "x", "..", "id=", " id: ", "\n"])), max_size=24
+).map(lambda parts: "".join(group + sep for group, sep in parts))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(_DIGIT_TEXT, st.text("0123456789 -.", max_size=80)))
+def test_the_card_scan_finds_what_the_regex_scan_found(text: str) -> None:
+    assert scrub_cards(text) == _reference_scrub_cards(text)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.json_format import MessageToDict
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -20,6 +21,7 @@ from starlette.testclient import TestClient
 from afteraction.core.assemble import assemble
 from afteraction.model import Event
 from afteraction.server import Limits, create_app
+from afteraction.server import otlp as otlp_route
 from afteraction.store.sqlite_events import SQLiteEvents
 from tests.core.test_otlp_conformance import CAPTURES, EXPECTED, SCOPE, check_runs, encodings
 from tests.server.conftest import tenant_from_header
@@ -291,3 +293,44 @@ def test_a_run_split_over_two_exports_children_first_is_the_same_run(otlp: TestC
     before = sorted(e.id for e in stored(otlp))
     assert post(otlp, path).status_code == 200
     assert sorted(e.id for e in stored(otlp)) == before  # the whole export, re-sent, adds nothing
+
+
+def _tiny_spans(count: int) -> bytes:
+    """A protobuf export of ``count`` spans of one trace, the smallest a span can be."""
+    request = ExportTraceServiceRequest()
+    spans = request.resource_spans.add().scope_spans.add().spans
+    for i in range(count):
+        spans.add(trace_id=b"\1" * 16, span_id=(i + 1).to_bytes(8, "big"), name="execute_tool t")
+    return request.SerializeToString()
+
+
+def test_an_export_of_more_spans_than_the_cap_is_413_before_it_is_mapped(events: SQLiteEvents) -> None:
+    """159,670 tiny spans in 16 MiB took 333 s and 1.4 GB: there was no cap on spans per request."""
+    app = create_app(events, tenant=tenant_from_header, limits=Limits(traces_bytes=16 << 20))
+    body = _tiny_spans(otlp_route.SPANS_PER_REQUEST + 1)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answer = client.post("/v1/traces", content=body, headers=PB_TYPE)
+        assert answer.status_code == 413
+        found = _status_class().FromString(answer.content)
+        assert found.code == 8 and f"the limit is {otlp_route.SPANS_PER_REQUEST}" in found.message
+        as_json = json.dumps(MessageToDict(ExportTraceServiceRequest.FromString(body)))
+        answer = client.post("/v1/traces", content=as_json, headers=JSON_TYPE)
+        assert answer.status_code == 413
+        assert f"the limit is {otlp_route.SPANS_PER_REQUEST}" in answer.json()["errors"][0]["message"]
+    assert stored(client) == []
+
+
+def test_an_export_at_the_span_cap_is_taken(otlp: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(otlp_route, "SPANS_PER_REQUEST", 3)
+    assert otlp.post("/v1/traces", content=_tiny_spans(3), headers=PB_TYPE).status_code == 200
+    assert otlp.post("/v1/traces", content=_tiny_spans(4), headers=PB_TYPE).status_code == 413
+    spans = [span(f"{i:016x}", "execute_tool t", "b7ad6b7169203331") for i in range(1, 5)]
+    assert otlp.post("/v1/traces", json=trace_request(AGENT, *spans[:2])).status_code == 200
+    assert otlp.post("/v1/traces", json=trace_request(AGENT, *spans)).status_code == 413
+
+
+def test_the_span_cap_counts_snake_case_json_too(otlp: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(otlp_route, "SPANS_PER_REQUEST", 2)
+    spans = [span(f"{i:016x}", "execute_tool t") for i in range(1, 4)]
+    body = {"resource_spans": [{"scope_spans": [{"spans": spans[:2]}, {"spans": spans[2:]}]}]}
+    assert otlp.post("/v1/traces", json=body).status_code == 413

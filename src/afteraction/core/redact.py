@@ -244,7 +244,7 @@ def _scrub_text(text: str) -> str:
         text = _SURROGATE.sub("\ufffd", text)
     if len(text) < 20 and text.replace("_", "").isalpha() and text.isascii():
         return text  # a short word: no secret fits in it
-    scrubbed = _scrub_readings(text)
+    scrubbed = _scrub_checked(text) if text.isascii() else _scrub_readings(text)
     if "%" in text and _PERCENT.search(text):
         decoded = _ENCODED.sub(_decoded, text)
         if (found := _scrub_readings(decoded)).count("[REDACTED") > scrubbed.count("[REDACTED"):

@@ -10,6 +10,7 @@ import base64
 import binascii
 import re
 from collections.abc import Callable
+from itertools import accumulate
 
 from afteraction.core.secret_names import name_words
 
@@ -174,12 +175,12 @@ def replace_hits(text: str, pattern: re.Pattern[str], hit: Callable[[str, re.Mat
 # --- cards ---------------------------------------------------------------------------------------------------------
 
 CARD_SEPARATORS = " -."
-_CARD = re.compile(
-    r"[0-9](?<![0-9.][0-9])"  # not inside a longer number
-    r"(?:[0-9]{12,18}|[0-9]{3}(?:[ -][0-9]{4}){2,3}(?:[ -][0-9]{1,3})?|[0-9]{3}[ -][0-9]{6}[ -][0-9]{4,5}"
-    r"|[0-9]{3}(?:\.[0-9]{4}){3}(?![.][0-9]))(?![0-9])"
-)
-_DIGITS = re.compile("[0-9]+")
+# A run of digit groups joined by single separators. A card is looked for inside a run, once: the run
+# is read group by group, so the scan costs the same for every character however long the run (before, the card
+# pattern was searched again from each group, and each candidate's sub-ranges joined and checked anew).
+_RUN = re.compile(r"[0-9](?=[0-9 .-]{12})[0-9]*(?:[ .-][0-9]+)*")  # 13 characters at least
+_DIGIT_GROUPS = re.compile("[0-9]+")
+_SEPARATORS = re.compile("[ .-]")
 # (first prefix, last prefix, lengths): the brands' number ranges (IIN) and the lengths they issue
 _BRANDS = (
     ("4", "4", (13, 16, 19)),  # Visa
@@ -206,14 +207,12 @@ _BRANDS = (
 _NAMED_BEFORE = re.compile(r"([\w.-]{1,64})[\"']?[ \t]*[:=][ \t]*[\"']?\Z", re.ASCII)
 
 
+_DOUBLED = str.maketrans("0123456789", "0246813579")  # a digit doubled, its two digits summed
+
+
 def _luhn(digits: str) -> bool:
-    total = 0
-    for i, char in enumerate(reversed(digits)):
-        d = ord(char) - 48
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
+    doubled = digits[-2::-2].translate(_DOUBLED)
+    return (sum(map(int, digits[-1::-2])) + sum(map(int, doubled))) % 10 == 0
 
 
 def _is_card_number(digits: str) -> bool:
@@ -224,15 +223,47 @@ def _is_card_number(digits: str) -> bool:
     return False
 
 
-def _card_span(match: re.Match[str]) -> tuple[int, int] | None:
-    """The longest run of the candidate's digit groups that is a card number (a brand's prefix and length, Luhn)."""
-    found = match.group(0)
-    groups = [group.span() for group in _DIGITS.finditer(found)]
-    for i in range(len(groups)):
-        for j in range(len(groups) - 1, i - 1, -1):
-            digits = "".join(found[a:b] for a, b in groups[i : j + 1])
-            if 13 <= len(digits) <= 19 and _is_card_number(digits):
-                return match.start() + groups[i][0], match.start() + groups[j][1]
+def _candidate(sizes: list[int], seps: list[str], g: int) -> int:
+    """The last group of the card-shaped candidate that starts at group ``g``, or -1: one group of 13 to 19 digits;
+    4-4-4 or 4-4-4-4 (spaces or dashes) with 1 to 3 more digits after; 4-6-4 or 4-6-5; or 4.4.4.4 (dots, no more)."""
+    size, last = sizes[g], len(sizes) - 1
+    if 13 <= size <= 19:
+        return g
+    if size != 4 or g == last:
+        return -1
+    if seps[g + 1] == ".":
+        if g + 3 <= last and seps[g + 2] == seps[g + 3] == "." and sizes[g + 1] == sizes[g + 2] == sizes[g + 3] == 4:
+            return g + 3 if g + 3 == last or seps[g + 4] != "." else -1
+        return -1
+    if sizes[g + 1] == 6:
+        ok = g + 2 <= last and seps[g + 2] != "." and sizes[g + 2] in (4, 5)
+        return g + 2 if ok else -1
+    end = g
+    while end < g + 3 and end < last and seps[end + 1] != "." and sizes[end + 1] == 4:
+        end += 1
+    if end < g + 2:
+        return -1
+    if end < last and seps[end + 1] != "." and sizes[end + 1] <= 3:
+        end += 1  # the 1 to 3 digits after
+    return end
+
+
+def _card_in(groups: list[str], sizes: list[int], g: int, end: int) -> tuple[int, int] | None:
+    """The longest run of groups ``g``..``end`` that is a card number, leftmost first (a brand's prefix and length,
+    Luhn): the groups (first, last)."""
+    total = sum(sizes[g : end + 1])
+    for i in range(g, end + 1):
+        if total < 13:
+            return None
+        if groups[i][0] in "23456":  # no brand starts otherwise
+            within = total
+            for j in range(end, i - 1, -1):
+                if within < 13:
+                    break
+                if within <= 19 and _is_card_number("".join(groups[i : j + 1])):
+                    return i, j
+                within -= sizes[j]
+        total -= sizes[i]
     return None
 
 
@@ -241,19 +272,41 @@ def _named_id(text: str, start: int) -> bool:
     return named is not None and name_words(named[1])[-1:] in (["id"], ["Id"], ["ID"], ["ids"], ["IDs"])
 
 
+def _run_hits(text: str, run: re.Match[str]) -> list[tuple[int, int]]:
+    """The card numbers in one run of digit groups, as spans of ``text``. A candidate starts at a group that no dot
+    comes before (``v1.4111…``, ``3.14159…`` are not cards); a number named as an id is not a card."""
+    found = run.group(0)
+    groups = _DIGIT_GROUPS.findall(found)
+    seps = [text[run.start() - 1 : run.start()], *_SEPARATORS.findall(found)]  # the character before each group
+    sizes = list(map(len, groups))
+    starts = list(accumulate(map((1).__add__, sizes), initial=run.start()))  # where each group starts
+    hits: list[tuple[int, int]] = []
+    g = 0
+    while g < len(groups):
+        end = -1 if seps[g] == "." else _candidate(sizes, seps, g)
+        card = None if end < 0 else _card_in(groups, sizes, g, end)
+        if card is not None and not _named_id(text, starts[card[0]]):
+            hits.append((starts[card[0]], starts[card[1]] + sizes[card[1]]))
+            g = card[1] + 1
+        else:
+            g += 1
+    return hits
+
+
 def scrub_cards(text: str) -> str:
     """``text`` with each card number replaced by ``[REDACTED:card]``."""
+    first = _RUN.search(text)
+    if first is None:
+        return text
     parts: list[str] = []
     done = 0
-    match = _CARD.search(text)
-    while match is not None:
-        span = _card_span(match)
-        if span is None or _named_id(text, span[0]):  # try again from the candidate's next digit group
-            match = _CARD.search(text, match.start() + 1)
+    for run in _RUN.finditer(text, first.start()):
+        found = run.group(0)
+        if len(found) - found.count(" ") - found.count("-") - found.count(".") < 13:  # fewer than 13 digits
             continue
-        parts += (text[done : span[0]], redaction("card"))
-        done = span[1]
-        match = _CARD.search(text, done)
+        for start, end in _run_hits(text, run):
+            parts += (text[done:start], redaction("card"))
+            done = end
     if not parts:
         return text
     parts.append(text[done:])

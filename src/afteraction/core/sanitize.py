@@ -131,9 +131,15 @@ def _names_a_secret(item: object) -> bool:
     return type(item) is str and len(item) <= 64 and " " not in item and is_secret_name(item)
 
 
+# the spellings of those keys seen in practice (``name``, ``Name``, ``NAME``): a set test at C speed first
+_PAIR_KEYS = frozenset(spelling for name in _PAIR_NAMES for spelling in (name, name.title(), name.upper()))
+
+
 def _secret_pair(value: Mapping[Any, Any]) -> bool:
     """Whether ``value`` holds a secret's name in one field (``{"name": "DB_PASSWORD", "value": …}``)."""
-    return any(type(key) is str and key.lower() in _PAIR_NAMES and _names_a_secret(item) for key, item in value.items())
+    if _PAIR_KEYS.isdisjoint(value):
+        return False
+    return any(key in _PAIR_KEYS and _names_a_secret(value[key]) for key in value)
 
 
 def _secret_items(items: list[Any] | tuple[Any, ...]) -> frozenset[int]:

@@ -9,14 +9,23 @@ other than JSON (or NDJSON for a batch) 415.
 
 Events are stored through the group committer (``committer.Committer``): a request is answered
 once the transaction holding its events has committed. JSON is read and written with msgspec
-(strict: UTF-8, no NaN or Infinity, bounded nesting), each event validated once.
+(strict: UTF-8, no NaN or Infinity, bounded nesting), each event validated once. Decoding and
+validating (secrets scrubbed, sizes cut: the slow part) of a body over ``INLINE_BYTES`` run in a
+worker thread, not on the event loop, so one large request does not hold up the others; a smaller
+body is done on the loop (well under a millisecond; the hop to a thread would cost more). A
+batch's events are counted before any is decoded (NDJSON: its non-blank lines, up to one past
+the limit).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from collections.abc import Callable
+from itertools import islice
+from typing import Any, TypeVar
 
 import msgspec
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -27,7 +36,9 @@ from afteraction.errors import ValidationError
 from afteraction.model import Event
 from afteraction.server.common import Problem, Service, count
 
-__all__ = ["routes"]
+__all__ = ["INLINE_BYTES", "routes"]
+
+T = TypeVar("T")
 
 _NDJSON = frozenset({"application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"})
 
@@ -58,6 +69,16 @@ async def read_body(request: Request, limit: int) -> bytes:
             raise Problem(413, None, f"the body passes the limit of {limit} bytes")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+INLINE_BYTES = 4096  # a body up to this size is decoded and validated on the event loop, a larger one in a thread
+
+
+async def _off_loop(body: bytes, work: Callable[..., T], *args: Any) -> T:
+    """``work(*args, body)``: in a worker thread when ``body`` is large, else right here."""
+    if len(body) > INLINE_BYTES:
+        return await run_in_threadpool(work, *args, body)
+    return work(*args, body)
 
 
 _encode = msgspec.json.Encoder().encode
@@ -95,15 +116,21 @@ def validate(data: object, prefix: str = "") -> Event:
         raise Problem(400, prefix.rstrip(".") or "event", f"is not a valid AEP event: {exc}") from None
 
 
+def _event(service: Service, request: Request, body: bytes) -> Event:
+    data = parse_json(body, "body")
+    event = validate(data)
+    service.check(request, data, "")
+    return event
+
+
 async def post_event(service: Service, request: Request) -> Response:
     media = _media_type(request)
     if not _is_json(media):
         raise Problem(415, "content-type", f"must be application/json, got {media or 'none'!r}")
     tenant = service.tenant(request)
     try:
-        data = parse_json(await read_body(request, service.limits.event_bytes), "body")
-        event = validate(data)
-        service.check(request, data, "")
+        body = await read_body(request, service.limits.event_bytes)
+        event = await _off_loop(body, _event, service, request)
     except Problem:
         service.metrics.rejected(tenant, 1)
         raise
@@ -112,39 +139,45 @@ async def post_event(service: Service, request: Request) -> Response:
     return respond({"accepted": True, "duplicate": not added, "id": event.id}, 202 if added else 200)
 
 
+# a line of NDJSON: what ``str.splitlines`` keeps between line breaks; blank ones are skipped
+_LINE = re.compile("[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
+
+
 def _items(media: str, body: bytes, limit: int) -> list[tuple[Any, Problem | None]]:
-    """The batch's items, each decoded or with the problem that stopped it."""
+    """The batch's items, each decoded or with the problem that stopped it. NDJSON lines are
+    counted before any is decoded; a JSON array is decoded whole (bounded by the body's limit)."""
     if _is_json(media) and body.lstrip().startswith(b"["):
         found = parse_json(body, "body")
         if not isinstance(found, list):  # pragma: no cover - a text starting with "[" decodes to a list
             raise Problem(400, "body", "must be a JSON array of events or NDJSON")
+        if len(found) > limit:
+            raise Problem(413, None, f"the batch holds {len(found)} events; the limit is {limit}")
         items: list[tuple[Any, Problem | None]] = [(item, None) for item in found]
     else:
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
             raise Problem(400, "body", "is not UTF-8 text") from None
+        lines = list(islice((line for m in _LINE.finditer(text) if (line := m.group(0)).strip()), limit + 1))
+        if len(lines) > limit:
+            raise Problem(413, None, f"the batch holds more than {limit} events; the limit is {limit}")
         items = []
-        for line in text.splitlines():
-            if not line.strip():
-                continue
+        for line in lines:
             try:
                 items.append((parse_json(line, f"events[{len(items)}]"), None))
             except Problem as problem:
                 items.append((None, problem))
     if not items:
         raise Problem(400, "body", "holds no events")
-    if len(items) > limit:
-        raise Problem(413, None, f"the batch holds {len(items)} events; the limit is {limit}")
     return items
 
 
-async def post_batch(service: Service, request: Request) -> Response:
-    media = _media_type(request)
-    if not (_is_json(media) or media in _NDJSON):
-        raise Problem(415, "content-type", f"must be application/json or application/x-ndjson, got {media or 'none'!r}")
-    tenant = service.tenant(request)
-    items = _items(media, await read_body(request, service.limits.batch_bytes), service.limits.batch_events)
+def _batch(
+    service: Service, request: Request, media: str, body: bytes
+) -> tuple[int, list[dict[str, Any]], list[tuple[int, Event]], set[int]]:
+    """Decode and validate a batch (blocking work, run off the event loop): the number of items,
+    a result per item (empty for the valid ones), the valid events by index, the statuses met."""
+    items = _items(media, body, service.limits.batch_events)
     results: list[dict[str, Any]] = []
     valid: list[tuple[int, Event]] = []
     statuses: set[int] = set()
@@ -162,25 +195,35 @@ async def post_batch(service: Service, request: Request) -> Response:
             results.append({"index": index, "accepted": False, "errors": [error]})
         else:
             results.append({})
+    return len(items), results, valid, statuses
+
+
+async def post_batch(service: Service, request: Request) -> Response:
+    media = _media_type(request)
+    if not (_is_json(media) or media in _NDJSON):
+        raise Problem(415, "content-type", f"must be application/json or application/x-ndjson, got {media or 'none'!r}")
+    tenant = service.tenant(request)
+    body = await read_body(request, service.limits.batch_bytes)
+    received, results, valid, statuses = await _off_loop(body, _batch, service, request, media)
     added = await service.writer.add(tenant, [event for _, event in valid])
     for (index, event), new in zip(valid, added, strict=True):
         results[index] = {"index": index, "accepted": True, "duplicate": not new, "id": event.id}
     rejected = [result for result in results if not result["accepted"]]
     service.metrics.ingested(tenant, sum(added), len(added) - sum(added))
     service.metrics.rejected(tenant, len(rejected))
-    body: dict[str, Any] = {
+    body_out: dict[str, Any] = {
         "accepted": bool(valid),
-        "received": len(items),
+        "received": received,
         "added": sum(added),
         "duplicates": len(added) - sum(added),
         "rejected": len(rejected),
         "results": results,
     }
     if rejected:
-        body["errors"] = [error for result in rejected for error in result["errors"]]
+        body_out["errors"] = [error for result in rejected for error in result["errors"]]
     # nothing valid: 400, or the one status every event got (401 when all are badly signed)
     refused = statuses.pop() if len(statuses) == 1 else 400
-    return respond(body, 202 if any(added) else 200 if valid else refused)
+    return respond(body_out, 202 if any(added) else 200 if valid else refused)
 
 
 def routes(service: Service) -> list[Route]:

@@ -14,9 +14,10 @@ Answers: 200 with an ``ExportTraceServiceResponse`` in the request's encoding, c
 ``partialSuccess`` (``rejectedSpans``, ``errorMessage``) when some spans could not be read; 400 for a
 body that does not decode (the error names the problem); 415 for another content type or encoding;
 413 for a body over ``Limits.traces_bytes``, compressed or once decompressed (decompression stops at
-the limit, so a zip bomb costs no more memory than an honest body). Errors come in the request's
-encoding too: afteraction's JSON error shape for JSON, a protobuf ``google.rpc.Status`` (whose message
-names the field and the problem) for protobuf, as OTLP/HTTP asks.
+the limit, so a zip bomb costs no more memory than an honest body), or holding more than
+``SPANS_PER_REQUEST`` spans (counted once the body is parsed, before any span is read or mapped).
+Errors come in the request's encoding too: afteraction's JSON error shape for JSON, a protobuf
+``google.rpc.Status`` (whose message names the field and the problem) for protobuf, as OTLP/HTTP asks.
 """
 
 from __future__ import annotations
@@ -45,9 +46,10 @@ from afteraction.server.common import Problem, Service
 from afteraction.server.ingest import parse_json, read_body
 from afteraction.store.spans import Bounds, HeldSpan, SpanBuffer, open_spans
 
-__all__ = ["BOUNDS", "decompress", "gather", "routes", "status_body"]
+__all__ = ["BOUNDS", "SPANS_PER_REQUEST", "decompress", "gather", "routes", "status_body"]
 
 BOUNDS = Bounds()  # the span buffer's: spans per trace and per tenant, and age (store.spans)
+SPANS_PER_REQUEST = 10_000  # more is 413, as events per batch are
 
 JSON = "application/json"
 PROTOBUF = "application/x-protobuf"
@@ -83,15 +85,32 @@ def decompress(body: bytes, encoding: str, limit: int) -> bytes:
     raise Problem(400, "body", f"holds more than {_GZIP_MEMBERS} gzip members")
 
 
+def _too_many(count: int) -> None:
+    if count > SPANS_PER_REQUEST:
+        raise Problem(413, None, f"the request holds {count} spans; the limit is {SPANS_PER_REQUEST}")
+
+
+def _listed(data: object, *keys: str) -> list[object]:
+    """The list under the first of ``keys`` present (camelCase, then snake_case, as ``decode_traces`` reads)."""
+    found = next((data[key] for key in keys if data.get(key) is not None), None) if isinstance(data, dict) else None
+    return found if isinstance(found, list) else []  # a wrong shape is decode_traces's to name
+
+
 def _request_data(media: str, body: bytes) -> object:
-    """The request as OTLP JSON data: parsed JSON, or the protobuf message in its JSON mapping."""
+    """The request as OTLP JSON data: parsed JSON, or the protobuf message in its JSON mapping;
+    Problem(413) when it holds more than ``SPANS_PER_REQUEST`` spans."""
     if media == JSON:
-        return parse_json(body, "body")
+        data = parse_json(body, "body")
+        resources = _listed(data, "resourceSpans", "resource_spans")
+        scopes = (scope for resource in resources for scope in _listed(resource, "scopeSpans", "scope_spans"))
+        _too_many(sum(len(_listed(scope, "spans")) for scope in scopes))
+        return data
     message = ExportTraceServiceRequest()
     try:
         message.ParseFromString(body)
     except (DecodeError, RecursionError, ValueError) as exc:
         raise Problem(400, "body", f"is not a protobuf ExportTraceServiceRequest: {exc}"[:300]) from None
+    _too_many(sum(len(scope.spans) for resource in message.resource_spans for scope in resource.scope_spans))
     return MessageToDict(message)
 
 
