@@ -261,3 +261,22 @@ def test_wait_indexed_after_close_is_true_only_when_nothing_was_left() -> None:
     assert time.perf_counter() - start < 0.4  # known at once, not waited for
     embedder.release.set()
     assert left.wait_indexed(5) is False
+
+
+def test_wait_indexed_after_close_does_not_wait_for_a_batch_that_will_be_dropped() -> None:
+    """Found by a review: with one batch in flight and nothing else left, wait_indexed after close waited for
+    the batch to finish embedding (up to the 60 s embed timeout), although its vectors were to be dropped."""
+    embedder = Gate("Refund")
+    mem = memory(MemoryStore(), embedder)
+    mem.add(experience("a"))
+    assert embedder.entered.wait(5)
+    mem.close(timeout=0.1)
+    releaser = threading.Timer(5.0, embedder.release.set)  # the batch would end only then
+    releaser.start()
+    try:
+        start = time.perf_counter()
+        assert mem.wait_indexed(10) is False
+        assert time.perf_counter() - start < 2.5  # decided at once, not after the batch
+    finally:
+        embedder.release.set()
+        releaser.cancel()

@@ -234,6 +234,10 @@ class Indexer:
         # vectors being written now are written before the store closes; later ones are dropped
         if self._storing.acquire(timeout=max(0.0, min(timeout, STORE_WAIT))):
             self._storing.release()
+        with self._cond:
+            if self._busy:  # a batch still being embedded will be dropped: no need to wait for it
+                self._undone = True
+                self._cond.notify_all()
         if thread is not None:
             thread.join(max(0.0, min(timeout, 0.1)))
         return drained

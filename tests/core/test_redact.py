@@ -17,14 +17,14 @@ password2 password_hash api_key_value secret_key aws_secret_access_key github_to
 SECRET_NAMES += ["session token", "private key", "api key", "card number", "Ｐａｓｓｗｏｒｄ"]
 # found by the third red-team pass
 NAMES_MISSED_BEFORE = """DB_PASS SMTP_PASS pw storepass keystorePass SECRET_KEY_BASE PHPSESSID JSESSIONID sessionid
-SLACK_WEBHOOK_URL DISCORD_WEBHOOK_URL webhook_url seed_phrase mnemonic recovery_codes backup_codes""".split()
+SLACK_WEBHOOK_URL DISCORD_WEBHOOK_URL webhook_url seed_phrase wallet_mnemonic recovery_codes backup_codes""".split()
 NAMES_MISSED_BEFORE += ["pass\u200bword", "pass\u2060word", "p\u0430ssword", "t\u043eken"]
 
 ORDINARY_NAMES = """max_tokens token_count input_tokens output_tokens tokens tokenizer token_type author authority
 keyboard key_count primary_key monkey turkey key keys status strategy ticket url path password_policy
 password_reset_url secret_name pin_memory passwordless authProvider auth_type access_key_id session_id
 sessionId token_url cookie_count passenger bypass compass session_timeout pass pass_count first_pass pwd_dir
-seed random_seed webhook_events mnemonic_index key_base api_base""".split()
+seed random_seed webhook_events mnemonic_index key_base api_base mnemonic""".split()
 
 
 @pytest.mark.parametrize("name", SECRET_NAMES)
@@ -181,6 +181,15 @@ def test_a_secret_spelled_with_look_alike_letters_is_redacted(text: str, secret:
     scrubbed = scrub_text(text)
     assert secret not in scrubbed and "[REDACTED:" in scrubbed
     assert scrub_text(scrubbed) == scrubbed
+
+
+def test_a_secret_name_spelled_wholly_in_look_alike_letters_is_read() -> None:
+    """Found by a review: ``АРІ_ΚЕΥ`` (Cyrillic and Greek, no ASCII letter touching them) was never folded."""
+    for text in (
+        "\u0410\u0420\u0406_\u039a\u0415\u03a5: Zx9vQ2hunter7",
+        "\u0422\u039f\u039a\u0395\u039d=Zx9vQ2hunter7",
+    ):
+        assert "Zx9vQ2hunter7" not in scrub_text(text)
 
 
 def test_text_in_another_script_is_kept_as_it_came() -> None:

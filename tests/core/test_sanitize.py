@@ -277,6 +277,9 @@ def test_ordinary_payloads_are_clean() -> None:
         (["psql", "--password", "Hunter2Pass-9"], ["psql", "--password", REDACTED]),
         (["curl", "-u", "admin:pw", "https://x"], ["curl", "-u", REDACTED, "https://x"]),
         (["/usr/bin/mysql", "-u", "root", "-pHunter2"], ["/usr/bin/mysql", "-u", "root", REDACTED]),
+        (["sudo", "curl", "-u", "admin:pw", "https://x"], ["sudo", "curl", "-u", REDACTED, "https://x"]),  # review
+        (["timeout", "30", "mysql", "-pHunter2"], ["timeout", "30", "mysql", REDACTED]),
+        ([["X-Api-Key", "a8F3kL9q"], ["DB_PASSWORD", "x"]], [["X-Api-Key", REDACTED], ["DB_PASSWORD", REDACTED]]),
         ([["Authorization", "Token a8F3kL9qZ2xW7vB1nM4cT6yR0pE5sD8g"]], [["Authorization", REDACTED]]),
     ],
 )
@@ -295,6 +298,9 @@ def test_a_secret_named_in_a_neighbouring_field_is_redacted(value: Any, expected
         ["pip", "-p", "x"],
         [["Accept", "json"]],
         ["reset password", "done"],  # a phrase, not a name
+        {"labels": ["auth", "payments"]},  # found by a review: labels, not a header and its value
+        ["token", "billing"],
+        ["cookie", "banner"],
     ],
 )
 def test_neighbouring_fields_that_name_no_secret_are_kept(value: Any) -> None:

@@ -162,10 +162,11 @@ def fold(text: str) -> str:
 
 
 _MIXED = re.compile(r"[A-Za-z0-9][^\x00-\x7f]|[^\x00-\x7f][A-Za-z0-9]")
+_LOOK_ALIKE_LETTER = re.compile(_ranges(set(_CONFUSABLES)))
 
 
 def may_mix(text: str) -> bool:
-    """Whether a character outside ASCII touches an ASCII letter or digit: where a look-alike letter could
-    stand inside an ASCII word (``ѕk-proj-…``, ``pаssword``), so that ``fold`` could change a word's reading.
-    Ordinary punctuation between words (``attempt 0 — X``) is not."""
-    return not text.isascii() and _MIXED.search(text) is not None
+    """Whether ``fold`` could change how a word reads: a character outside ASCII touches an ASCII letter or
+    digit (``ѕk-proj-…``, ``pаssword``), or a letter that looks Latin stands anywhere (``АРІ_ΚЕΥ`` spelled
+    wholly in Cyrillic and Greek). Ordinary punctuation between words (``attempt 0 — X``) is not."""
+    return not text.isascii() and (_MIXED.search(text) is not None or _LOOK_ALIKE_LETTER.search(text) is not None)

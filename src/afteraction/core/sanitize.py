@@ -127,8 +127,19 @@ _PAIR_NAMES = frozenset(("name", "key", "header", "field", "param", "variable"))
 _CURL_USER = frozenset(("-u", "--user", "--proxy-user", "-U"))
 
 
+_HEADER_NAMES = frozenset(("Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"))
+
+
 def _names_a_secret(item: object) -> bool:
     return type(item) is str and len(item) <= 64 and " " not in item and is_secret_name(item)
+
+
+def _names_a_header(item: object) -> bool:
+    """A secret's name as a header or a variable is written (``Authorization``, ``X-Api-Key``, ``DB_PASSWORD``),
+    not an ordinary word that happens to be one: ``["auth", "payments"]`` is a list of labels."""
+    return _names_a_secret(item) and (
+        item in _HEADER_NAMES or "-" in str(item) or "_" in str(item) or str(item).isupper()
+    )
 
 
 # the spellings of those keys seen in practice (``name``, ``Name``, ``NAME``): a set test at C speed first
@@ -145,12 +156,17 @@ def _secret_pair(value: Mapping[Any, Any]) -> bool:
 def _secret_items(items: list[Any] | tuple[Any, ...]) -> frozenset[int]:
     """The positions of ``items`` that hold the value of a secret named by the item before them."""
     found: set[int] = set()
-    if len(items) == 2 and _names_a_secret(items[0]) and not str(items[0]).startswith("-"):
+    if len(items) == 2 and _names_a_header(items[0]) and not str(items[0]).startswith("-"):
         found.add(1)  # ``["Authorization", "Token …"]``
-    program = items[0].rsplit("/", 1)[-1] if items and type(items[0]) is str else ""
-    curl, mysql = program == "curl", program.startswith("mysql")
+    curl = mysql = False  # after the program's name, wherever it stands (``["sudo", "curl", "-u", …]``)
     for n, item in enumerate(items):
-        if type(item) is not str or not item.startswith("-") or "=" in item:
+        if type(item) is not str:
+            continue
+        if not item.startswith("-"):
+            program = item.rsplit("/", 1)[-1]
+            curl, mysql = curl or program == "curl", mysql or program.startswith("mysql")
+            continue
+        if "=" in item:
             continue
         if mysql and item.startswith("-p") and len(item) > 2:
             found.add(n)  # ``["mysql", "-pHunter2"]``: the password glued to its flag

@@ -25,7 +25,7 @@ def name_words(name: str) -> list[str]:
 
 _ANCHORS = frozenset(
     """password passwd pwd pw passphrase passcode secret secrets token bearer csrf xsrf apikey authorization auth
-    credential credentials creds cookie cookies dsn otp totp hotp pin cvv cvc ssn jwt privkey mnemonic""".split()
+    credential credentials creds cookie cookies dsn otp totp hotp pin cvv cvc ssn jwt privkey""".split()
 )
 # run-together names: ``dbpassword``, ``xapikey``, ``githubtoken`` is not listed on purpose (``token`` alone
 # as a suffix would catch ``maxtoken``-style counters)
@@ -77,6 +77,8 @@ def _anchor_ends_at(words: list[str], i: int) -> bool:
         return prev in _PASS_MODS
     if word in ("phrase", "words"):
         return prev in ("seed", "recovery", "mnemonic")
+    if word == "mnemonic":  # a wallet's; ``mnemonic`` alone is an instruction's (``mnemonic: mov``)
+        return prev in ("seed", "wallet", "recovery", "bip39")
     return False
 
 

@@ -14,6 +14,12 @@ from afteraction.model.scope import ELIGIBLE_STATUSES, Scope, Status
 __all__ = ["Candidate", "Experience", "Hit", "Lesson", "Scenario", "Skill", "Solution", "Tried"]
 
 
+def _given(items: Mapping[str, Any], name: str, default: object) -> object:
+    """``items[name]``, or ``default`` when it is absent or null."""
+    value = items.get(name)
+    return default if value is None else value
+
+
 def _items(strict: bool) -> int | None:
     """The count limit of a list field: an import's (``strict``) is ``MAX_ITEMS``; a stored record or a
     service's answer is read whatever its count (a record once stored must stay readable)."""
@@ -81,7 +87,7 @@ class Tried:
             attempt=_check.integer(items.get("attempt"), f"{field}.attempt"),
             tool=_check.name(items.get("tool"), f"{field}.tool"),
             error_class=_check.text(items.get("error_class"), f"{field}.error_class", limit=200),
-            args=dict(_check.mapping(items.get("args", {}), f"{field}.args")),
+            args=dict(_check.mapping(_given(items, "args", {}), f"{field}.args")),
         )
 
 
@@ -101,7 +107,7 @@ class Solution:
         items = _check.mapping(data, field)
         if strict:
             _check.known(items, _names(cls), field, "a solution")
-        tried = items.get("tried", [])
+        tried = _given(items, "tried", [])
         if not isinstance(tried, list):
             raise ValidationError(f"{field}.tried", "must be a list")
         return cls(
@@ -287,9 +293,9 @@ class Experience:
             solution=None if items.get("solution") is None else Solution.from_dict(items["solution"], strict=strict),
             skill=None if items.get("skill") is None else Skill.from_dict(items["skill"], strict=strict),
             checks=_check.strings(items.get("checks"), "checks", limit=_items(strict), item_limit=_check.MAX_NAME),
-            supporting=_check.integer(items.get("supporting", 1), "supporting"),
-            contradicting=_check.integer(items.get("contradicting", 0), "contradicting"),
-            revision=_check.integer(items.get("revision", 1), "revision", minimum=1),
+            supporting=_check.integer(_given(items, "supporting", 1), "supporting"),
+            contradicting=_check.integer(_given(items, "contradicting", 0), "contradicting"),
+            revision=_check.integer(_given(items, "revision", 1), "revision", minimum=1),
             updated_at=_check.optional_time(items.get("updated_at"), "updated_at"),
             expires_at=_check.optional_time(items.get("expires_at"), "expires_at"),
             source=_check.name(items.get("source") or "import", "source"),
