@@ -107,3 +107,62 @@ def test_references_states_and_ssh_targets_are_not_secrets(text: str) -> None:
 )
 def test_secrets_that_resemble_a_reference_are_still_redacted(text: str, secret: str) -> None:
     assert secret not in scrub_text(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password: Tr0ub4dor&3xQ", "&3xQ"),  # found by a false-positive hunt: the tail after & ; , ) was kept
+        ("SECRET_KEY=)kx9(2v!mq7@lp4#z", "kx9(2v"),
+        ("X-Api-Key: ,ZgIFI<&%2g8Pahq", "ZgIFI"),
+        ("password = SecretStr('Tr0ub4dor&3xQ')", "Tr0ub4dor"),  # a literal in a call is a value
+        ('curl -H "Authorization: Bearer abcdef0123456789ABCDEF" https://api/x', "abcdef0123456789"),
+        ("password:\n  Hunter2Pass-9", "Hunter2Pass-9"),
+        ("OPENAI_KEY=a8F3kL9qZ2xW7vB1", "a8F3kL9q"),
+        ("GITHUB_PAT: a8F3kL9qZ2xW7vB1", "a8F3kL9q"),
+    ],
+)
+def test_a_value_with_punctuation_or_in_a_call_is_redacted_whole(text: str, secret: str) -> None:
+    assert secret not in scrub_text(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "https://x/?user=admin&password=hunter2&next=1",
+            "https://x/?user=admin&password=[REDACTED:secret_assignment]&next=1",
+        ),
+        ("Server=db;Password=hunter2;User=x", "Server=db;Password=[REDACTED:secret_assignment];User=x"),
+        ("{password: abc123, user: bob}", "{password: [REDACTED:secret_assignment], user: bob}"),
+        ("401 Unauthorized (token: missing)", "401 Unauthorized (token: missing)"),
+    ],
+)
+def test_a_value_ends_where_its_form_says(text: str, expected: str) -> None:
+    assert scrub_text(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: must be 8 characters or more",  # found by a false-positive hunt: messages, settings, references
+        "token: is required for this call",
+        'curl -sS -H "Authorization: Bearer $TOKEN" https://api.example.com/v2/orders/88231 -> HTTP 409',
+        "Authorization: Bearer ***",
+        "DATABASE_URL=postgres://localhost:5432/orders_test",
+        "password:\n  min_length: 12\n  require_digit: true",
+        "secrets:\n  - db_password",
+        "token = get_token(scope='orders:write')",
+        "NPM_TOKEN: ${{ secrets.NPM_TOKEN }}",
+        "TOKEN=$(gh auth token)",
+        "api_key: YOUR_API_KEY",
+        "token: <token>",
+        "password: (sensitive value)",
+    ],
+)
+def test_messages_settings_and_references_near_a_secret_name_are_kept(text: str) -> None:
+    assert scrub_text(text) == text
+
+
+def test_a_url_under_a_secret_name_keeps_where_it_points() -> None:
+    assert scrub_text("DATABASE_URL=postgres://u:pw@db/x") == "DATABASE_URL=postgres://[REDACTED:url_credentials]@db/x"

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from afteraction.core.capture import clean_env
 from afteraction.core.sanitize import (
     CUT,
     LIMITS,
@@ -306,3 +307,15 @@ def test_a_secret_named_in_a_neighbouring_field_is_redacted(value: Any, expected
 def test_neighbouring_fields_that_name_no_secret_are_kept(value: Any) -> None:
     assert sanitize_args({"args": value}, allow=("*",)) == {"args": value}
     assert is_clean({"args": value})
+
+
+def test_flags_nulls_urls_and_the_shells_directory_are_kept_under_secret_names() -> None:
+    """Found by a false-positive hunt: ``has_password: true``, ``{"token": null}``, ``PWD`` and a database URL
+    without a password lost their value; psql's valueless ``--password`` took the next flag for its value."""
+    value = {"has_password": True, "token": None, "DATABASE_URL": "postgres://db:5432/x", "password": "x1"}
+    assert sanitize(value, limits=LIMITS) == {**value, "password": REDACTED}
+    assert sanitize(["psql", "--password", "-h", "db"], limits=LIMITS) == ["psql", "--password", "-h", "db"]
+    assert clean_env({"PWD": "/srv/orders", "DATABASE_URL": "postgres://u:pw@db/o"}) == {
+        "PWD": "/srv/orders",
+        "DATABASE_URL": "postgres://[REDACTED:url_credentials]@db/o",
+    }

@@ -47,6 +47,7 @@ __all__ = [
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _ENV_VALUE = 200
+_URL_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,30}://")
 
 
 def clean_text(text: str, limits: Limits) -> str:
@@ -77,7 +78,9 @@ def clean_env(env: Mapping[Any, Any] | None) -> dict[str, str]:
     out: dict[str, str] = {}
     for key, value in (env or {}).items():
         name = clean_name(key)
-        out[name] = REDACTED if is_secret_name(name) else scrub_text(trimmed(str(value), _ENV_VALUE)[0])[:_ENV_VALUE]
+        text = str(value)
+        secret = is_secret_name(name) and not _URL_VALUE.match(text)  # a URL's own password is scrubbed as a URL's
+        out[name] = REDACTED if secret else scrub_text(trimmed(text, _ENV_VALUE)[0])[:_ENV_VALUE]
     return out
 
 

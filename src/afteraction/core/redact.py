@@ -39,7 +39,7 @@ _VALUE = re.compile(
     r"""[ \t]*(?P<scheme>(?i:bearer|basic|token|digest)[ \t]+)?
     (?P<val>\[REDACTED[^\]\n]{0,40}\]
       |"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\\"(?:[^"\\\n]|\\[^"\n])*\\"
-      |[^\s,;&"'\\)\]}<>]+
+      |(?:[^\s"'\\]|"[^"\n]*"|'[^'\n]*')+  # unquoted: to the next space, quoted parts whole (``SecretStr('…')``)
       |(?:["']|\\")[^\n]*)  # a quote left open: the rest of the line""",
     re.VERBOSE,
 )
@@ -50,6 +50,25 @@ _MORE_WORDS = re.compile(r"(?:[ \t]+(?![\w.-]+[:=])[^\s,;&\"'\\)\]}<>]+)+")
 _BLOCK_START = re.compile(r"[ \t]*(?:[|>][+-]?[0-9]?[ \t]*)?(?:#[^\n]*)?\r?\n")
 _CODE_LINE = re.compile(r"[ \t]*(?:if|elif|while|for|def|class|with|except|else|try|return|async|match|case)\b")
 _BLANK = (" ", "\t")
+# where an unquoted value ends: in a query string or a ``;``-separated connection string at ``&``, ``;`` or ``#``;
+# after ``name: value`` in a line at the next space (a password may hold any of them); trailing ``,``/``;`` stay
+_QUERY_END = re.compile(r"[&;#]")
+# the first word of a message, not a value (``password: must be 8 characters``, ``token: is required``)
+_PROSE = frozenset(
+    """must is was are should cannot can can't does doesn't did didn't has have had needs need not too will
+    contains required missing expired invalid incorrect wrong mismatch for of the a an to in on""".split()
+)
+# the first line of a block below a name that makes it a mapping or a list of settings, not a value
+_SETTINGS_LINE = re.compile(r"(?:[\w.-]{1,64}[ \t]*:(?:[ \t]|\r?\n|$)|-[ \t]+\S)")
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
+def _unbalanced(value: str, closer: str) -> bool:
+    """Whether ``value`` closes ``closer`` more often than it opens it: the closer belongs to what holds it."""
+    return value.count(closer) > value.count(_CLOSERS[closer])
+
+
+_URL_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,30}://")
 _HEADERS = frozenset(("authorization", "proxy-authorization", "cookie", "set-cookie"))
 _AZURE = frozenset(("accountkey", "sharedaccesskey", "sharedaccesssignature", "sig"))
 
@@ -114,6 +133,21 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> Hit | None:
         return None  # nothing there, or already redacted
     start, end = value.span("val")
     found = value["val"]
+    if found[0] not in "\"'\\":
+        name_at = at - len(named.group(0)) + len(named["q"])
+        before = text[name_at - 1 : name_at]
+        bare_query = before == "" and text[at] == "=" and start == after and "&" in found  # ``a=1&b=2``, no spaces
+        if (before in ("?", "&", ";") or bare_query) and (cut := _QUERY_END.search(text, start, end)) is not None:
+            end = cut.start()  # a query string
+        while end > start and (
+            text[end - 1] in ",;" or (text[end - 1] in _CLOSERS and _unbalanced(text[start:end], text[end - 1]))
+        ):
+            end -= 1  # ``password: x, user: y``, ``(token: missing)``
+        found = text[start:end]
+        if not found:
+            return None
+        if _URL_VALUE.match(found):
+            return None  # ``DATABASE_URL=postgres://db:5432/x``: the URL's own password is scrubbed as a URL's
     scheme_word = (value["scheme"] or "").strip().lower()
     if (
         text[at] == ":"
@@ -134,15 +168,22 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> Hit | None:
         if found.endswith(found[:quote]):
             return start + quote, end - quote, redaction(kind)
         return start + quote, end, redaction(kind)  # an open quote: to the end of the line
-    if not scheme_word and is_placeholder(text, start, end):
-        return None  # ``token: missing``, ``api_key=${OPENAI_API_KEY}``, ``token = get_token(scope)``
+    if is_placeholder(text, start, end):
+        return None  # ``token: missing``, ``api_key=${OPENAI_API_KEY}``, ``Bearer $TOKEN``, ``get_token(scope)``
+    spaced = text[after : after + 1] in _BLANK
+    if not named["q"] and spaced and not scheme_word and found.lower() in _PROSE and _MESSAGE_GOES_ON.match(text, end):
+        return None  # a message about the field: ``password: must be 8 characters``
     if text[at] == ":" and not named["q"] and name.lower() in _HEADERS:
-        line_end = text.find("\n", end)  # a header's value runs to the end of its line, and its folded lines
-        end = len(text) if line_end < 0 else line_end
-        end = _continued(text, at, end)
-        if text[end - 1 : end] == "\r":
-            end -= 1
-    elif not named["q"] and text[after : after + 1] in _BLANK and (text[at] == ":" or text[at - 1 : at] in _BLANK):
+        opened = text[at - len(named.group(0)) - 1 : at - len(named.group(0))]  # a header quoted in a command
+        if opened in ('"', "'", "`") and (close := text.find(opened, end)) >= 0 and "\n" not in text[end:close]:
+            end = close
+        else:
+            line_end = text.find("\n", end)  # a header's value runs to the end of its line, and its folded lines
+            end = len(text) if line_end < 0 else line_end
+            end = _continued(text, at, end)
+            if text[end - 1 : end] == "\r":
+                end -= 1
+    elif not named["q"] and spaced and (text[at] == ":" or text[at - 1 : at] in _BLANK):
         more = _MORE_WORDS.match(text, end)  # ``password: correct horse battery staple``, ``pw = two words``
         if more is not None:
             end = more.end()
@@ -178,6 +219,8 @@ def _value_below(text: str, name_start: int, below: int, kind: str) -> Hit | Non
     if _CODE_LINE.match(text, line):
         return None  # ``if token:``, ``class Token:``: code, its body below
     start = below + _indent(text, below)
+    if _SETTINGS_LINE.match(text, start):
+        return None  # ``password:\n  min_length: 12``, ``secrets:\n  - db_password``: settings; each line is read alone
     end = _continued(text, name_start, below - 1)
     if end <= start:  # nothing indented below: one word alone on the next line, if any
         line_end = text.find("\n", below)

@@ -24,9 +24,13 @@ _STATES = frozenset(
 )
 # a reference to where the secret is, not the secret: ``${VAR}``, ``$VAR``, ``%VAR%``, ``{{ var }}``, a call or a
 # subscript of a (dotted) name (``environ['KEY']``, ``get_token(scope)``), ``process.env.KEY``
-_ARG = r"""(?:[A-Za-z_][\w.]{0,40}|'[^'\n]{0,80}'|"[^"\n]{0,80}")"""
+# an argument that names where the secret is: a name, a ``name=name`` keyword, or a quoted variable name
+# (``getenv('OPENAI_API_KEY')``); a quoted literal is a value (``SecretStr('Tr0ub4dor')`` holds the secret)
+_NAMED = r"""(?:[A-Za-z_][\w.]{0,40}|'[A-Za-z_][\w.:-]{0,80}'|"[A-Za-z_][\w.:-]{0,80}")"""
+_ARG = rf"""(?:(?:[A-Za-z_]\w{{0,40}}[ \t]*=[ \t]*)?{_NAMED})"""
 _REFERENCE = re.compile(
-    rf"""\$\{{[A-Za-z_][\w.:-]{{0,80}}\}}|\$[A-Z_][A-Z0-9_]{{1,80}}|%[A-Za-z_]\w{{0,80}}%|\{{\{{[^{{}}\n]{{1,80}}\}}\}}
+    rf"""\$\{{[A-Za-z_][\w.:-]{{0,80}}\}}|\$[A-Z_][A-Z0-9_]{{1,80}}|%[A-Za-z_]\w{{0,80}}%|\$?\{{\{{[^{{}}\n]{{1,80}}\}}\}}
+    |\$\([^()\n]{{1,120}}\)|<[A-Za-z_][\w .-]{{0,40}}>|YOUR_[A-Z0-9_]{{1,60}}|REPLACE[_-]?ME\b|\(sensitive[ \t]value\)
     |[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:\([ \t]*(?:{_ARG}(?:[ \t]*,[ \t]*{_ARG})*)?[ \t]*\)|\[{_ARG}\])
     |process\.env\.[A-Za-z_]\w*""",
     re.VERBOSE,

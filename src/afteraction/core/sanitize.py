@@ -22,6 +22,7 @@ Decisions:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
@@ -146,6 +147,17 @@ def _names_a_header(item: object) -> bool:
 _PAIR_KEYS = frozenset(spelling for name in _PAIR_NAMES for spelling in (name, name.title(), name.upper()))
 
 
+_URL_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,30}://")
+
+
+def _no_secret(key: Any, item: Any) -> bool:
+    """A value under a secret-named key that holds none: a flag, a null, an empty string, or a URL (its own
+    password is scrubbed as a URL's: ``DATABASE_URL`` keeps its host and database)."""
+    if item is None or isinstance(item, bool) or item == "":
+        return True
+    return type(item) is str and _URL_VALUE.match(item) is not None
+
+
 def _secret_pair(value: Mapping[Any, Any]) -> bool:
     """Whether ``value`` holds a secret's name in one field (``{"name": "DB_PASSWORD", "value": …}``)."""
     if _PAIR_KEYS.isdisjoint(value):
@@ -173,6 +185,9 @@ def _secret_items(items: list[Any] | tuple[Any, ...]) -> frozenset[int]:
             continue
         if n + 1 == len(items):
             break
+        following = items[n + 1]
+        if type(following) is str and following.startswith("-"):
+            continue  # a flag that takes no value (``["psql", "--password", "-h", "db"]``: psql asks)
         if (item.startswith("--") and is_secret_name(item[2:])) or (curl and item in _CURL_USER):
             found.add(n + 1)  # ``["psql", "--password", "…"]``, ``["curl", "-u", "admin:pw"]``
     return frozenset(found)
@@ -258,7 +273,7 @@ class _Walk:
             name = _string(key, 256)
             while name in out:  # two keys that read the same once redacted or cut
                 name += "'"
-            if is_secret_name(key) or (paired and key.lower() == "value"):
+            if (is_secret_name(key) or (paired and key.lower() == "value")) and not _no_secret(key, item):
                 out[name] = REDACTED
             elif allow is not None and key not in allow:
                 self.value(item, (path, name), depth + 1, keep=False)  # checked, not kept

@@ -82,6 +82,14 @@ def _anchor_ends_at(words: list[str], i: int) -> bool:
     return False
 
 
+_SHELL = frozenset(("PWD", "OLDPWD"))
+# the keys an upper-case ``X_KEY`` names that are no secret (``PRIMARY_KEY``, ``CACHE_KEY``, ``PUBLIC_KEY``)
+_PLAIN_KEYS = frozenset(
+    """primary foreign sort partition cache idempotency public routing shard hash lookup unique composite
+    natural surrogate row object bucket group dedup dedupe message cursor index map hot""".split()
+)
+
+
 @lru_cache(maxsize=8192)
 def is_secret_name(name: str) -> bool:
     """Whether a field called ``name`` holds a secret (``api_key``, ``X-Api-Key``, ``clientSecret``, ``DB_PASSWORD``).
@@ -93,7 +101,11 @@ def is_secret_name(name: str) -> bool:
     """
     if not name.isascii():
         name = fold(visible(name))
+    if name in _SHELL:
+        return False  # ``PWD``, ``OLDPWD``: the shell's working directories
     words = [word.lower() for word in name_words(name)]
+    if name.isupper() and len(words) > 1 and words[-1] in ("key", "pat") and words[-2] not in _PLAIN_KEYS:
+        return True  # an environment variable: ``OPENAI_KEY``, ``STRIPE_KEY``, ``GITHUB_PAT``
     tail_ok = True  # every word after position i qualifies the value
     for i in range(len(words) - 1, -1, -1):
         if tail_ok and _anchor_ends_at(words, i):
