@@ -166,3 +166,23 @@ def test_messages_settings_and_references_near_a_secret_name_are_kept(text: str)
 
 def test_a_url_under_a_secret_name_keeps_where_it_points() -> None:
     assert scrub_text("DATABASE_URL=postgres://u:pw@db/x") == "DATABASE_URL=postgres://[REDACTED:url_credentials]@db/x"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "docker login -u deploy -p Hunter2Pass9 registry.example.com",  # found by a false-positive hunt
+        "sshpass -p Hunter2Pass9 ssh deploy@host",
+        "redis-cli -h r -a Hunter2Pass9 ping",
+        "keytool -list -keystore k.jks -storepass Hunter2Pass9",
+        "openssl rsa -in k.pem -passin pass:Hunter2Pass9",
+        "ldapsearch -x -D cn=admin -w Hunter2Pass9",
+        "sqlcmd -S db -U sa -P Hunter2Pass9",
+    ],
+)
+def test_a_programs_single_dash_password_flag_is_redacted(text: str) -> None:
+    assert "Hunter2Pass9" not in scrub_text(text)
+
+
+def test_a_single_dash_flag_of_another_meaning_is_kept() -> None:
+    assert scrub_text("docker run -p 8080:80 nginx") == "docker run -p 8080:80 nginx"

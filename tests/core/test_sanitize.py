@@ -319,3 +319,22 @@ def test_flags_nulls_urls_and_the_shells_directory_are_kept_under_secret_names()
         "PWD": "/srv/orders",
         "DATABASE_URL": "postgres://[REDACTED:url_credentials]@db/o",
     }
+
+
+def test_a_programs_single_dash_password_flag_in_an_argument_list_is_redacted() -> None:
+    login = ["docker", "login", "-u", "deploy", "-p", "Hunter2Pass9", "registry.example.com"]
+    assert sanitize(login, limits=LIMITS) == [*login[:5], REDACTED, login[6]]
+    assert sanitize(["sudo", "redis-cli", "-a", "x1", "ping"], limits=LIMITS) == [
+        "sudo",
+        "redis-cli",
+        "-a",
+        REDACTED,
+        "ping",
+    ]
+    assert sanitize(["docker", "run", "-p", "8080:80", "nginx"], limits=LIMITS) == [
+        "docker",
+        "run",
+        "-p",
+        "8080:80",
+        "nginx",
+    ]

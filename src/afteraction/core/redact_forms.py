@@ -139,6 +139,27 @@ _NETRC = re.compile(
 )
 
 
+#: Programs whose password is given after a single-dash flag (``docker login -p X``, ``redis-cli -a X``).
+PASSWORD_FLAGS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(
+        ("docker login", "podman login", "nerdctl login", "sshpass", "mongosh", "mongo"), frozenset(("-p",))
+    ),
+    "redis-cli": frozenset(("-a",)),
+    "keytool": frozenset(("-storepass", "-keypass", "-srcstorepass", "-deststorepass")),
+    "sqlcmd": frozenset(("-P",)),
+    **dict.fromkeys(("ldapsearch", "ldapmodify", "ldapadd", "ldapdelete"), frozenset(("-w",))),
+    "zip": frozenset(("-P",)),
+    "openssl": frozenset(("-passin", "-passout")),
+}
+_PROGRAM = re.compile(
+    r"(?<![\w-])(?P<program>"
+    + "|".join(sorted((re.escape(name).replace("\\ ", "[ \t]+") for name in PASSWORD_FLAGS), key=len, reverse=True))
+    + r")\b"
+    r"[^\n|;&]*"
+)
+_SHORT_FLAG = re.compile(r"(?<=[ \t])(?P<flag>-[A-Za-z]+)[ \t]+(?:pass:)?" + _VAL)
+
+
 def may_hold_form(text: str, lower: str) -> bool:
     """A quick necessary condition for ``form_hits`` to find anything (``lower``: ``text.lower()``)."""
     return (
@@ -149,6 +170,21 @@ def may_hold_form(text: str, lower: str) -> bool:
         or "assword" in lower
         or "identified" in lower
         or "curl" in lower
+        or any(
+            program in lower
+            for program in (
+                "docker",
+                "podman",
+                "sshpass",
+                "mongo",
+                "redis-cli",
+                "keytool",
+                "sqlcmd",
+                "ldap",
+                "zip",
+                "openssl",
+            )
+        )
     )
 
 
@@ -177,6 +213,11 @@ def form_hits(text: str, lower: str) -> list[Hit]:
     if "curl" in lower:
         plain.append(_CURL_USER)
     spans: list[tuple[int, int]] = []
+    for command in _PROGRAM.finditer(text):  # ``docker login -u deploy -p X``: the program's own flags only
+        flags = PASSWORD_FLAGS[" ".join(command["program"].split())]
+        for match in _SHORT_FLAG.finditer(text, command.start(), command.end()):
+            if match["flag"] in flags and (span := _value_span(text, match)) is not None:
+                spans.append(span)
     for pattern in named + plain:
         for match in pattern.finditer(text):
             if pattern in named and not is_secret_name(match["name"]):

@@ -52,6 +52,17 @@ TOKENS = re.compile(
             r"_(?<=shp(?:at|ss|ca|pa)_)[A-Fa-f0-9]{32}",  # Shopify
             r"_(?<=do[opr]_v1_)[a-f0-9]{64}",  # DigitalOcean
             r"_(?<=ntn_)[A-Za-z0-9]{40,}",  # Notion
+            r"_(?<=dckr_)pat_[A-Za-z0-9_-]{20,}",  # Docker Hub
+            r"_(?<=glsa_)[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",  # Grafana service account
+            r"_(?<=lin_)api_[A-Za-z0-9]{30,}",  # Linear
+            r"_(?<=figd_)[A-Za-z0-9_-]{30,}",  # Figma
+            r"_(?<=sbp_)[a-f0-9]{40}",  # Supabase
+            r"_(?<=nfp_)[A-Za-z0-9]{30,}",  # Netlify
+            r"-(?<=PMAK-)[a-f0-9]{24}-[a-f0-9]{34}",  # Postman
+            r"-(?<=NRAK-)[A-Z0-9]{27}",  # New Relic
+            r"-(?<=tskey-)(?:auth|api|client)-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}",  # Tailscale
+            r"-(?<=AGE-)SECRET-KEY-1[0-9A-Z]{50,}",  # age
+            r"L(?=S0tLS1CRUdJTi)[A-Za-z0-9+/]{60,}={0,2}",  # a PEM block in base64 (``kubectl get secret -o yaml``)
             r"\.(?<=ya29\.)[A-Za-z0-9_-]{20,}",  # Google OAuth access token
             r"\.(?<=hvs\.)[A-Za-z0-9_-]{24,}",  # HashiCorp Vault
             r"p(?<=dap)i[a-f0-9]{32}(?![A-Za-z0-9])",  # Databricks
@@ -69,8 +80,12 @@ TOKENS = re.compile(
 )
 # what stands before the anchor character of each token that starts before it (longest first: ``gsk`` before ``sk``)
 _TOKEN_PREFIXES = {
-    "-": tuple("GOCSPX glpat glptt gldt glrt pplx pypi xapp xai sk".split()) + tuple(f"xox{c}" for c in "abposre"),
-    "_": tuple("github whsec shpat shpss shpca shppa dop_v1 doo_v1 dor_v1 lsv2 pcsk gsk npm ntn r8 sk rk hf".split())
+    "-": tuple("GOCSPX glpat glptt gldt glrt pplx pypi xapp tskey PMAK NRAK AGE xai sk".split())
+    + tuple(f"xox{c}" for c in "abposre"),
+    "_": tuple(
+        "github whsec shpat shpss shpca shppa dop_v1 doo_v1 dor_v1 lsv2 pcsk dckr glsa figd lin sbp nfp gsk npm ntn "
+        "r8 sk rk hf".split()
+    )
     + tuple(f"gh{c}" for c in "pousr"),
     ".": ("ya29", "hvs"),
     "J": ("ey",),
@@ -140,6 +155,9 @@ def token_hit(text: str, match: re.Match[str]) -> Hit | None:
         return (end - len(cred), end, redaction(kind)) if secret else None
     if anchor == "J":
         return start, end, redaction("jwt")
+    if anchor == "L":  # base64 of a PEM block: a private key's only (a certificate is public)
+        head = base64.b64decode(found[:64], validate=False)
+        return (start, end, redaction("private_key")) if b"PRIVATE KEY" in head else None
     if anchor == "A" and found[1] in "KSBC":
         return start, end, redaction("aws_key")
     if text.startswith("sk-", start) or found.startswith("SK"):

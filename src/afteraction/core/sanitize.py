@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any, TypeAlias
 
 from afteraction.core.redact import REDACTED, is_secret_name, scrub_text
+from afteraction.core.redact_forms import PASSWORD_FLAGS
 from afteraction.errors import ConfigError, ValidationError
 
 __all__ = [
@@ -171,12 +172,19 @@ def _secret_items(items: list[Any] | tuple[Any, ...]) -> frozenset[int]:
     if len(items) == 2 and _names_a_header(items[0]) and not str(items[0]).startswith("-"):
         found.add(1)  # ``["Authorization", "Token …"]``
     curl = mysql = False  # after the program's name, wherever it stands (``["sudo", "curl", "-u", …]``)
+    flags: frozenset[str] = frozenset()  # the single-dash password flags of the programs met (``docker login -p``)
     for n, item in enumerate(items):
         if type(item) is not str:
             continue
         if not item.startswith("-"):
             program = item.rsplit("/", 1)[-1]
             curl, mysql = curl or program == "curl", mysql or program.startswith("mysql")
+            following = items[n + 1] if n + 1 < len(items) else None
+            for name in (program, f"{program} {following}" if type(following) is str else ""):
+                flags |= PASSWORD_FLAGS.get(name, frozenset())
+            continue
+        if item in flags and n + 1 < len(items) and type(items[n + 1]) is str and not items[n + 1].startswith("-"):
+            found.add(n + 1)  # ``["docker", "login", "-u", "deploy", "-p", "…"]``
             continue
         if "=" in item:
             continue
