@@ -227,3 +227,18 @@ def test_a_private_key_in_base64_is_redacted_and_a_certificate_kept() -> None:
     cert = base64.b64encode(b"-----BEGIN CERTIFICATE-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8Pb\n").decode()
     assert scrub_text(f"tls.key: {key}") == "tls.key: [REDACTED:private_key]"
     assert scrub_text(f"tls.crt: {cert}") == f"tls.crt: {cert}"
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("order_number=4111111111111111", True),  # found by a false-positive hunt: ids named other than *_id
+        ("Order #4111111111111111 refund", True),
+        ("/orders/4111111111111111/refund", True),
+        ("Key (id)=(4111111111111111) already exists", True),
+        ("card_id: 4111111111111111", False),  # a name with card in it never makes a number an id
+        ('{"number": "4242424242424242", "exp_month": 12}', False),  # a card object's own field
+    ],
+)
+def test_numbers_named_as_ids_are_kept_and_card_fields_are_not(text: str, kept: bool) -> None:
+    assert (scrub_text(text) == text) is kept

@@ -285,9 +285,28 @@ def _card_in(groups: list[str], sizes: list[int], g: int, end: int) -> tuple[int
     return None
 
 
+_ID_WORDS = frozenset(("id", "ids", "number", "num", "no", "nr", "ref", "reference"))
+_QUALIFIED = frozenset(("number", "num", "no", "nr"))
+# ``Order #…``, ``order no. …``, a path segment after a collection (``/orders/…``), a key in SQL's ``Key (id)=(…)``
+_ID_BEFORE = re.compile(r"(?:#[ \t]*|\b(?:no|nr)\.?[ \t]+|/(?:[a-z_-]{2,40})/|\(id\)=\()\Z", re.IGNORECASE)
+
+
 def _named_id(text: str, start: int) -> bool:
+    """Whether the number at ``start`` is named as an id (``trace_id=``, ``order_number:``, ``Order #``,
+    ``/orders/``), not as a card: a name that holds ``card`` or ``pan`` never makes it one (``card_id: …``)."""
     named = _NAMED_BEFORE.search(text, max(0, start - 72), start)
-    return named is not None and name_words(named[1])[-1:] in (["id"], ["Id"], ["ID"], ["ids"], ["IDs"])
+    if named is not None:
+        words = [word.lower() for word in name_words(named[1])]
+        if not words or {"card", "cc", "pan"} & set(words):
+            return False
+        # ``number`` alone may be a card's own field (``{"number": …, "exp_month": …}``): an id needs its kind
+        return words[-1] in _ID_WORDS and (len(words) > 1 or words[-1] not in _QUALIFIED)
+    return _ID_BEFORE.search(text, max(0, start - 48), start) is not None and not _CARD_WORD.search(
+        text, max(0, start - 48), start
+    )
+
+
+_CARD_WORD = re.compile(r"card|\bpan\b|\bcc\b", re.IGNORECASE)
 
 
 def _run_hits(text: str, run: re.Match[str]) -> list[tuple[int, int]]:
