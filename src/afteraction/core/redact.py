@@ -39,7 +39,7 @@ _VALUE = re.compile(
     r"""[ \t]*(?P<scheme>(?i:bearer|basic|token|digest)[ \t]+)?
     (?P<val>\[REDACTED[^\]\n]{0,40}\]
       |"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\\"(?:[^"\\\n]|\\[^"\n])*\\"
-      |(?:[^\s"'\\]|"[^"\n]*"|'[^'\n]*')+  # unquoted: to the next space, quoted parts whole (``SecretStr('…')``)
+      |(?:[^\s"'\\]+|"[^"\n]*"|'[^'\n]*')+  # unquoted: to the next space, quoted parts whole (``SecretStr('…')``)
       |(?:["']|\\")[^\n]*)  # a quote left open: the rest of the line""",
     re.VERBOSE,
 )

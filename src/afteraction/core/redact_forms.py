@@ -161,30 +161,15 @@ _SHORT_FLAG = re.compile(r"(?<=[ \t])(?P<flag>-[A-Za-z]+)[ \t]+(?:pass:)?" + _VA
 
 
 def may_hold_form(text: str, lower: str) -> bool:
-    """A quick necessary condition for ``form_hits`` to find anything (``lower``: ``text.lower()``)."""
+    """A quick necessary condition for ``form_hits`` to find anything (``lower``: ``text.lower()``): every
+    command-line form has a flag (`` -x``, ``--x``, ``-pX``), the others a word of their own."""
     return (
-        "--" in text
-        or "-p" in text
+        ("-" in text and (" -" in text or "-p" in text or "--" in text))
         or "</" in text
         or "value" in lower
         or "assword" in lower
         or "identified" in lower
         or "curl" in lower
-        or any(
-            program in lower
-            for program in (
-                "docker",
-                "podman",
-                "sshpass",
-                "mongo",
-                "redis-cli",
-                "keytool",
-                "sqlcmd",
-                "ldap",
-                "zip",
-                "openssl",
-            )
-        )
     )
 
 
