@@ -9,15 +9,14 @@ in a background thread for ``Memory``.
 from __future__ import annotations
 
 import itertools
-import os
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from afteraction.core.text import embedding_text
 from afteraction.embed.base import Checked
+from afteraction.embed.forking import renewed
 from afteraction.embed.gate import GATE
 from afteraction.errors import EmbedderError
 from afteraction.model import Experience
@@ -159,7 +158,7 @@ class Indexer:
         self._storing = threading.Lock()  # held while vectors are written; close waits for it
         self._disabled = False
         self._thread: threading.Thread | None = None
-        _LIVE.add(self)
+        renewed(self)
 
     def _after_fork(self) -> None:
         """In a forked child: the parent's worker (and its batch in flight) does not exist here."""
@@ -382,18 +381,6 @@ class Indexer:
                 newer.append(current)
         if newer:
             self.enqueue(newer)
-
-
-_LIVE: weakref.WeakSet[Indexer] = weakref.WeakSet()
-
-
-def _after_fork_in_child() -> None:
-    for indexer in list(_LIVE):
-        indexer._after_fork()
-
-
-if hasattr(os, "register_at_fork"):  # not on Windows
-    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _quiet_at_exit(report: Callable[[BaseException, str], None]) -> Callable[[BaseException, str], None]:

@@ -31,11 +31,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import os
 import queue
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -45,6 +43,7 @@ from functools import partial
 from typing import Any, Literal, get_args
 
 from afteraction.embed.base import AsyncEmbedder, Checked, Embedder
+from afteraction.embed.forking import at_fork, renewed
 from afteraction.errors import AfterActionError, ConfigError, EmbedderError, StoreError, ValidationError
 from afteraction.model import Candidate, Scope
 from afteraction.store.base import Store, VectorStore
@@ -142,9 +141,6 @@ def warm(embedder: Checked) -> None:
         embedder.embed(["warm up"])
 
 
-_LIVE: weakref.WeakSet[LazyEmbedder | VectorChannel] = weakref.WeakSet()  # reset in a forked child
-
-
 class LazyEmbedder:
     """The embedder memory uses, available at once (one given) or after a background load (the
     bundled default). ``get()`` never blocks on the load unless asked to wait."""
@@ -158,7 +154,7 @@ class LazyEmbedder:
             self._done.set()
         self._started = False
         self._lock = threading.Lock()
-        _LIVE.add(self)
+        renewed(self)
 
     def _after_fork(self) -> None:
         """In a forked child: new locks; a load the parent had under way starts again."""
@@ -268,17 +264,12 @@ class _Pool:
 _POOL = _Pool(POOL_SIZE)
 
 
+@at_fork
 def _after_fork_in_child() -> None:
     """The child of ``os.fork()`` starts fresh (see the module docstring)."""
     global _shared_lock
     _POOL._reset()
     _shared_lock = threading.Lock()  # a load the parent had under way (``_shared`` None) starts again
-    for item in list(_LIVE):
-        item._after_fork()
-
-
-if hasattr(os, "register_at_fork"):  # not on Windows
-    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class VectorSearch:
@@ -330,7 +321,7 @@ class VectorChannel:
         self.why_not = why_not or ("the store keeps no vectors" if self.store is None else "no embedder")
         self._in_flight = 0
         self._lock = threading.Lock()
-        _LIVE.add(self)
+        renewed(self)
 
     def _after_fork(self) -> None:
         """No search in flight, a new lock (in a forked child, the parent's searches are not there)."""

@@ -11,11 +11,11 @@ ones in flight, so the process ends cleanly.
 from __future__ import annotations
 
 import atexit
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from afteraction.embed.forking import at_fork
 from afteraction.errors import EmbedderError
 
 __all__ = ["GATE", "ExitGate"]
@@ -64,5 +64,4 @@ class ExitGate:
 
 GATE = ExitGate()
 atexit.register(GATE.close)
-if hasattr(os, "register_at_fork"):  # not on Windows
-    os.register_at_fork(after_in_child=GATE.after_fork)
+at_fork(GATE.after_fork)

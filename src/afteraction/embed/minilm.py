@@ -37,7 +37,6 @@ import importlib.util
 import os
 import sys
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -49,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 from afteraction.embed import batching, quantize
 from afteraction.embed.adapter import Adapted
 from afteraction.embed.base import Checked, check_texts, count_setting
+from afteraction.embed.forking import at_fork, renewed
 from afteraction.embed.gate import GATE
 from afteraction.embed.minilm_session import LoadedModel
 from afteraction.errors import ConfigError, EmbedderError
@@ -189,7 +189,7 @@ class MiniLM:
         self._failed: ConfigError | None = None
         self._cache: OrderedDict[str, Any] = OrderedDict()
         self._pool: ThreadPoolExecutor | None = None
-        _LIVE.add(self)
+        renewed(self)
         if not lazy:
             self.load()
 
@@ -355,20 +355,14 @@ class MiniLM:
         return unit
 
 
-_LIVE: weakref.WeakSet[MiniLM] = weakref.WeakSet()
 _SHARED: dict[tuple[int, int | None, int], Checked] = {}
 _SHARED_LOCK = threading.Lock()
 
 
+@at_fork
 def _after_fork_in_child() -> None:
     global _SHARED_LOCK
     _SHARED_LOCK = threading.Lock()
-    for minilm in list(_LIVE):
-        minilm._after_fork()
-
-
-if hasattr(os, "register_at_fork"):  # not on Windows
-    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def default_embedder(*, threads: int = 1, batch_size: int | None = None, batch_tokens: int = BATCH_TOKENS) -> Checked:
