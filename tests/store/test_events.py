@@ -14,7 +14,8 @@ from afteraction.errors import ConfigError
 from afteraction.model import Event
 from afteraction.store import events as contract
 from afteraction.store import postgres_events
-from afteraction.store.events import EventStore, matching, micros, open_events, tree, workflow
+from afteraction.store.events import EventStore, micros, open_events
+from afteraction.store.session_walks import matching, tree, workflow
 from afteraction.store.sqlite import SQLiteStore
 from afteraction.store.sqlite_events import SQLiteEvents
 

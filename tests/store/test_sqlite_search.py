@@ -3,8 +3,6 @@ first when common ones are heavy, term counts that follow every connection's wri
 
 from __future__ import annotations
 
-import sqlite3
-from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -13,22 +11,6 @@ from afteraction.model import Status
 from afteraction.store import SQLiteStore, sqlite_terms
 from afteraction.store.sqlite import search_stems
 from tests.conformance.builders import NOW, SCOPE, experience, scoped
-
-
-def connect(path: Path) -> sqlite3.Connection:
-    return sqlite3.connect(path, isolation_level=None)
-
-
-def pragma(path: Path, name: str) -> object:
-    with closing(connect(path)) as db:
-        return db.execute(f"PRAGMA {name}").fetchone()[0]
-
-
-def filled(path: Path, n: int = 200) -> SQLiteStore:
-    store = SQLiteStore(path)
-    store.put_many([experience(f"exp-{i:04d}", lesson=f"Lesson number {i} about the refund lock.") for i in range(n)])
-    return store
-
 
 # the narrowed search of a large table
 

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from afteraction.core.distill import capped, within
+from afteraction.core.redact_forms import is_url
 from afteraction.core.sanitize import (
     LIMITS,
     REDACTED,
@@ -47,7 +48,6 @@ __all__ = [
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _ENV_VALUE = 200
-_URL_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,30}://")
 
 
 def clean_text(text: str, limits: Limits) -> str:
@@ -79,7 +79,7 @@ def clean_env(env: Mapping[Any, Any] | None) -> dict[str, str]:
     for key, value in (env or {}).items():
         name = clean_name(key)
         text = str(value)
-        secret = is_secret_name(name) and not _URL_VALUE.match(text)  # a URL's own password is scrubbed as a URL's
+        secret = is_secret_name(name) and not is_url(text)  # a URL's own password is scrubbed as a URL's
         out[name] = REDACTED if secret else scrub_text(trimmed(text, _ENV_VALUE)[0])[:_ENV_VALUE]
     return out
 

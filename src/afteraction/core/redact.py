@@ -16,8 +16,24 @@ import re
 from functools import lru_cache
 
 from afteraction.core.lookalike import fold, may_hide, may_mix, visible
-from afteraction.core.redact_forms import form_hits, is_placeholder, may_hold_form, not_an_email, url_credentials
-from afteraction.core.redact_tokens import CARD_SEPARATORS, TOKENS, Hit, redaction, replace_hits, scrub_cards, token_hit
+from afteraction.core.redact_forms import (
+    form_hits,
+    is_placeholder,
+    is_url,
+    may_hold_form,
+    not_an_email,
+    url_credentials,
+)
+from afteraction.core.redact_tokens import (
+    CARD_SEPARATORS,
+    TOKENS,
+    Hit,
+    apply_hits,
+    redaction,
+    replace_hits,
+    scrub_cards,
+    token_hit,
+)
 from afteraction.core.secret_names import is_secret_name, name_words
 
 __all__ = ["REDACTED", "is_secret_name", "redact_url", "redaction", "scrub_text"]
@@ -68,7 +84,6 @@ def _unbalanced(value: str, closer: str) -> bool:
     return value.count(closer) > value.count(_CLOSERS[closer])
 
 
-_URL_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,30}://")
 _HEADERS = frozenset(("authorization", "proxy-authorization", "cookie", "set-cookie"))
 _AZURE = frozenset(("accountkey", "sharedaccesskey", "sharedaccesssignature", "sig"))
 
@@ -146,7 +161,7 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> Hit | None:
         found = text[start:end]
         if not found:
             return None
-        if _URL_VALUE.match(found):
+        if is_url(found):
             return None  # ``DATABASE_URL=postgres://db:5432/x``: the URL's own password is scrubbed as a URL's
     scheme_word = (value["scheme"] or "").strip().lower()
     if (
@@ -290,7 +305,7 @@ def _scrub_text(text: str) -> str:
     scrubbed = _scrub_checked(text) if text.isascii() else _scrub_readings(text)
     if "%" in text and _PERCENT.search(text):
         decoded = _ENCODED.sub(_decoded, text)
-        if (found := _scrub_readings(decoded)).count("[REDACTED") > scrubbed.count("[REDACTED"):
+        if _more(found := _scrub_readings(decoded), scrubbed):
             return found  # a secret shows only once decoded: kept decoded, scrubbed
     return scrubbed
 
@@ -331,15 +346,6 @@ def _scrub(text: str) -> str:
     return text
 
 
-def _apply(text: str, hits: list[Hit]) -> str:
-    parts: list[str] = []
-    done = 0
-    for start, end, replacement in hits:
-        parts += (text[done:start], replacement)
-        done = end
-    return "".join(parts) + text[done:] if parts else text
-
-
 def _scrub_once(text: str) -> str:
     """Each kind's cheap condition, then its scan."""
     data = text.encode("utf-8", "surrogatepass")
@@ -352,7 +358,7 @@ def _scrub_once(text: str) -> str:
     if b"a" * 16 in data.translate(_RUN_SHAPE) or b"earer" in lower or b"asic" in lower:
         text = replace_hits(text, TOKENS, token_hit)
     if may_hold_form(text, lower_text := text.lower()):
-        text = _apply(text, form_hits(text, lower_text))
+        text = apply_hits(text, form_hits(text, lower_text))
     if b":" in data or b"=" in data:
         reverse = text[::-1]
         if any(map(_secret_reversed, _NAMES_REVERSED.findall(reverse))):

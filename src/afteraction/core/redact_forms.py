@@ -10,10 +10,18 @@ from __future__ import annotations
 
 import re
 
-from afteraction.core.redact_tokens import Hit, redaction
+from afteraction.core.redact_tokens import Hit, apply_hits, redaction
 from afteraction.core.secret_names import is_secret_name
 
-__all__ = ["form_hits", "is_placeholder", "may_hold_form", "not_an_email", "url_credentials"]
+__all__ = [
+    "PASSWORD_FLAGS",
+    "form_hits",
+    "is_placeholder",
+    "is_url",
+    "may_hold_form",
+    "not_an_email",
+    "url_credentials",
+]
 
 # --- values that are not secrets -------------------------------------------------------------------------------------
 
@@ -55,6 +63,15 @@ def is_placeholder(text: str, start: int, end: int) -> bool:
     return reference.end() == end or reference.end() == len(text) or text[reference.end()] in _AFTER_REFERENCE
 
 
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,30}://")
+
+
+def is_url(value: str) -> bool:
+    """Whether ``value`` starts as a URL does (``postgres://…``): under a secret name it is no secret itself, and
+    its own password is scrubbed as a URL's (``url_credentials``)."""
+    return _URL.match(value) is not None
+
+
 # --- URL userinfo ------------------------------------------------------------------------------------------------
 
 # the scheme is kept and need not start a word: ``4111…postgres://u:p@h`` and a key glued before it still lose ``u:p``
@@ -68,10 +85,9 @@ def url_credentials(text: str) -> str:
     """``text`` with the userinfo of each URL replaced (``postgres://[REDACTED:url_credentials]@db/app``). The
     password may hold ``/``, ``#``, ``?`` or ``@``: the userinfo ends at the last ``@`` that a host follows, before
     the query starts (``pw@host/?email=bob@example.com`` keeps the e-mail's ``@`` out of it)."""
-    parts: list[str] = []
-    done = 0
+    hits: list[Hit] = []
     for match in _URL_USER.finditer(text):
-        if match.start() < done:
+        if hits and match.start() < hits[-1][1]:
             continue
         start = match.group(0).index("://") + 3 + match.start()
         run_end = match.end()
@@ -84,12 +100,8 @@ def url_credentials(text: str) -> str:
             end = at.start()
         if end < 0:
             continue
-        parts += (text[done:start], redaction("url_credentials"))
-        done = end
-    if not parts:
-        return text
-    parts.append(text[done:])
-    return "".join(parts)
+        hits.append((start, end, redaction("url_credentials")))
+    return apply_hits(text, hits)
 
 
 # --- e-mail look-alikes ----------------------------------------------------------------------------------------------

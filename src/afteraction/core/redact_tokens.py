@@ -14,7 +14,7 @@ from itertools import accumulate
 
 from afteraction.core.secret_names import name_words
 
-__all__ = ["CARD_SEPARATORS", "TOKENS", "Hit", "redaction", "replace_hits", "scrub_cards", "token_hit"]
+__all__ = ["CARD_SEPARATORS", "TOKENS", "Hit", "apply_hits", "redaction", "replace_hits", "scrub_cards", "token_hit"]
 
 
 def redaction(kind: str) -> str:
@@ -172,22 +172,26 @@ def replace_hits(text: str, pattern: re.Pattern[str], hit: Callable[[str, re.Mat
 
     A candidate ``hit`` rejects is searched again from its next character, so that a secret inside it is
     still found (``Basic AKIA…``: not a Basic credential, but an AWS key)."""
-    parts: list[str] = []
-    done = 0
+    hits: list[Hit] = []
     match = pattern.search(text)
     while match is not None:
         found = hit(text, match)
         if found is None:
             match = pattern.search(text, match.start() + 1)
             continue
-        start, end, replacement = found
+        hits.append(found)
+        match = pattern.search(text, max(found[1], match.start() + 1))
+    return apply_hits(text, hits)
+
+
+def apply_hits(text: str, hits: list[Hit]) -> str:
+    """``text`` with each span of ``hits`` (in order, not overlapping) replaced; ``text`` itself when none."""
+    parts: list[str] = []
+    done = 0
+    for start, end, replacement in hits:
         parts += (text[done:start], replacement)
         done = end
-        match = pattern.search(text, max(end, match.start() + 1))
-    if not parts:
-        return text
-    parts.append(text[done:])
-    return "".join(parts)
+    return "".join(parts) + text[done:] if parts else text
 
 
 # --- cards ---------------------------------------------------------------------------------------------------------
@@ -335,16 +339,10 @@ def scrub_cards(text: str) -> str:
     first = _RUN.search(text)
     if first is None:
         return text
-    parts: list[str] = []
-    done = 0
+    hits: list[Hit] = []
     for run in _RUN.finditer(text, first.start()):
         found = run.group(0)
         if len(found) - found.count(" ") - found.count("-") - found.count(".") < 13:  # fewer than 13 digits
             continue
-        for start, end in _run_hits(text, run):
-            parts += (text[done:start], redaction("card"))
-            done = end
-    if not parts:
-        return text
-    parts.append(text[done:])
-    return "".join(parts)
+        hits += ((start, end, redaction("card")) for start, end in _run_hits(text, run))
+    return apply_hits(text, hits)

@@ -22,14 +22,13 @@ Decisions:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any, TypeAlias
 
 from afteraction.core.redact import REDACTED, is_secret_name, scrub_text
-from afteraction.core.redact_forms import PASSWORD_FLAGS
+from afteraction.core.redact_forms import PASSWORD_FLAGS, is_url
 from afteraction.errors import ConfigError, ValidationError
 
 __all__ = [
@@ -148,15 +147,12 @@ def _names_a_header(item: object) -> bool:
 _PAIR_KEYS = frozenset(spelling for name in _PAIR_NAMES for spelling in (name, name.title(), name.upper()))
 
 
-_URL_VALUE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,30}://")
-
-
 def _no_secret(key: Any, item: Any) -> bool:
     """A value under a secret-named key that holds none: a flag, a null, an empty string, or a URL (its own
     password is scrubbed as a URL's: ``DATABASE_URL`` keeps its host and database)."""
     if item is None or isinstance(item, bool) or item == "":
         return True
-    return type(item) is str and _URL_VALUE.match(item) is not None
+    return type(item) is str and is_url(item)
 
 
 def _secret_pair(value: Mapping[Any, Any]) -> bool:

@@ -24,7 +24,7 @@ from starlette.routing import Route
 from afteraction.errors import NotFoundError, ValidationError
 from afteraction.model import EVENT_TYPES
 from afteraction.server.common import Problem, Service, int_param, json, path_id
-from afteraction.store.events import matching, tree, workflow
+from afteraction.store.session_walks import matching, tree, workflow
 
 __all__ = ["MAX_QUERY", "event_types", "routes"]
 

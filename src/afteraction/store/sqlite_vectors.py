@@ -35,7 +35,15 @@ from typing import TYPE_CHECKING, Any
 from afteraction.errors import StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Scope
 from afteraction.store._sql import scope_predicate
-from afteraction.store.vector_index import AnnIndex, ExactIndex, IndexFiles, load_numpy, usearch_available
+from afteraction.store.vector_index import (
+    AnnIndex,
+    ExactIndex,
+    IndexFiles,
+    IndexPolicy,
+    IndexState,
+    load_numpy,
+    usearch_available,
+)
 from afteraction.store.vector_scoring import AMONG, best, matrix, records
 
 if TYPE_CHECKING:
@@ -64,28 +72,6 @@ _FROM_CANDIDATES = f"FROM json_each(?) AS j CROSS JOIN experiences AS e ON e.pk 
 
 def _column(part: str) -> str:
     return f"e.{part}"
-
-
-@dataclass(frozen=True, slots=True)
-class IndexPolicy:
-    """When a (tenant, model) moves from the exact matrix to an ANN index: at ``ann_from``
-    vectors (measured in docs/vectors.md); a build of fewer than ``background_from`` runs inline."""
-
-    ann_from: int = 20_000
-    background_from: int = 5_000
-
-
-@dataclass(frozen=True, slots=True)
-class IndexState:
-    """What serves one (tenant, model): ``kind`` "exact" or "ann", over ``vectors`` vectors;
-    ``built`` when this call built it; ``reason`` why a saved index was not used (if one was not)."""
-
-    tenant: str
-    model: str
-    kind: str
-    vectors: int
-    built: bool
-    reason: str
 
 
 @dataclass(slots=True)

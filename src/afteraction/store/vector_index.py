@@ -35,7 +35,16 @@ if TYPE_CHECKING:
     Floats = npt.NDArray[np.float32]
     Keys = npt.NDArray[np.int64]
 
-__all__ = ["AnnIndex", "ExactIndex", "IndexFiles", "Manifest", "load_numpy", "usearch_available"]
+__all__ = [
+    "AnnIndex",
+    "ExactIndex",
+    "IndexFiles",
+    "IndexPolicy",
+    "IndexState",
+    "Manifest",
+    "load_numpy",
+    "usearch_available",
+]
 
 FORMAT = 1
 #: HNSW parameters: graph degree, candidate list while building and while searching. On the
@@ -45,6 +54,28 @@ CONNECTIVITY = 16
 EXPANSION_ADD = 64
 EXPANSION_SEARCH = 192
 DTYPE = "f16"
+
+
+@dataclass(frozen=True, slots=True)
+class IndexPolicy:
+    """When a (tenant, model) moves from the exact matrix to an ANN index: at ``ann_from``
+    vectors (measured in docs/vectors.md); a build of fewer than ``background_from`` runs inline."""
+
+    ann_from: int = 20_000
+    background_from: int = 5_000
+
+
+@dataclass(frozen=True, slots=True)
+class IndexState:
+    """What serves one (tenant, model): ``kind`` "exact" or "ann", over ``vectors`` vectors;
+    ``built`` when this call built it; ``reason`` why a saved index was not used (if one was not)."""
+
+    tenant: str
+    model: str
+    kind: str
+    vectors: int
+    built: bool
+    reason: str
 
 
 def load_numpy() -> Any:
