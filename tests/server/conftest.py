@@ -32,3 +32,12 @@ def client(events: EventStore) -> Iterator[TestClient]:
     app = create_app(events, tenant=tenant_from_header, limits=LIMITS)
     with TestClient(app, raise_server_exceptions=False) as found:
         yield found
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh database for a test that runs on both backends: an SQLite file, or a PostgreSQL URL."""
+    if request.param == "postgres":
+        url: str = request.getfixturevalue("pg_url")
+        return url
+    return str(tmp_path / "server.db")

@@ -1,5 +1,6 @@
-"""A server with API keys over a fresh SQLite file, for the ``test_auth*`` modules: the app, an
-HTTP client on it (httpx, through Starlette's TestClient), and keys minted into its store."""
+"""A server with API keys over a fresh SQLite file (or a PostgreSQL database), for the ``test_auth*``
+modules: the app, an HTTP client on it (httpx, through Starlette's TestClient), and keys minted
+into its store."""
 
 from __future__ import annotations
 
@@ -11,12 +12,11 @@ from typing import Any
 
 from starlette.testclient import TestClient
 
+from afteraction.memory import Memory
 from afteraction.server import create_app
 from afteraction.server.auth import KeyAuth
-from afteraction.store.keys import Key, ServerSecret, hash_token, mint
-from afteraction.store.sqlite import SQLiteStore
-from afteraction.store.sqlite_events import SQLiteEvents
-from afteraction.store.sqlite_keys import SQLiteKeys
+from afteraction.store.events import open_events
+from afteraction.store.keys import Key, ServerSecret, hash_token, mint, open_keys
 from tests.server.conftest import LIMITS
 
 SECRET_TEXT = "test-server-secret-" + "z" * 40
@@ -24,13 +24,17 @@ SECRET = ServerSecret(SECRET_TEXT.encode())
 
 
 class Keyed:
-    """The app, its client, and a way to make keys."""
+    """The app, its client, and a way to make keys; with ``experience``, the experience routes too
+    (a text-only memory)."""
 
-    def __init__(self, path: Path) -> None:
-        self.store = SQLiteStore(path)
-        self.keys = SQLiteKeys(self.store)
+    def __init__(self, path: Path | str, *, experience: bool = False) -> None:
+        self.events = open_events(str(path))
+        self.store = self.events.store
+        self.keys = open_keys(self.store)
         self.auth = KeyAuth(self.keys, SECRET)
-        self.app = create_app(SQLiteEvents(self.store), auth=self.auth, limits=LIMITS, cursor_key=SECRET.derive("c"))
+        self.memory = Memory(self.store, embedder=None) if experience else None
+        app = create_app(self.events, auth=self.auth, limits=LIMITS, cursor_key=SECRET.derive("c"), memory=self.memory)
+        self.app = app
         self.client = TestClient(self.app, raise_server_exceptions=False)
 
     def key(self, tenant: str = "acme", scopes: str = "read,write", **options: Any) -> tuple[Key, str]:
@@ -47,10 +51,13 @@ def bearer(token: str) -> dict[str, str]:
 
 
 @contextmanager
-def keyed(path: Path) -> Iterator[Keyed]:
-    server = Keyed(path)
+def keyed(path: Path | str, *, experience: bool = False) -> Iterator[Keyed]:
+    """The server over an SQLite file ``path``, or a PostgreSQL database URL."""
+    server = Keyed(path, experience=experience)
     try:
         with server.client:
             yield server
     finally:
+        if server.memory is not None:
+            server.memory.close()
         server.store.close()

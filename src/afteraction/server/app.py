@@ -99,8 +99,8 @@ def create_app(
     memory: Memory | None = None,
 ) -> Starlette:
     """The app over an event store and (optionally) an experience ``memory``. ``tenant``
-    decides each request's tenant (development mode: always ``dev``); ``cursor_key`` signs
-    page cursors (default: a key made per process). With ``auth``, every request but the
+    decides each request's tenant (development mode: always ``dev``); ``cursor_key`` encrypts
+    and signs page cursors (default: a key made per process). With ``auth``, every request but the
     public ones (``auth.PUBLIC``) needs an API key (``server.auth``), whose tenant it gets.
     Ingested events are stored by one writer thread (group commit), stopped at shutdown."""
     middleware: list[Middleware] = []

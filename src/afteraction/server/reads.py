@@ -1,6 +1,6 @@
 """Session and workflow reads, all scoped to the caller's tenant.
 
-- ``GET /sessions``: newest first, in pages with a signed ``next_cursor``;
+- ``GET /sessions``: newest first, in pages with an opaque ``next_cursor`` (``cursor``);
 - ``GET /sessions/{id}/events``: by parsed instant, in pages; ``type`` (repeatable) keeps those
   types, ``q`` keeps events with a string or number holding the text (case-folded);
 - ``GET /sessions/{id}/tree``: the session and its descendants;
