@@ -6,8 +6,8 @@ password reset flow works", "Bearer of bad news", "sk-learn") pass through untou
 
 Kinds: ``api_key``, ``jwt``, ``bearer``, ``basic_auth``, ``private_key``, ``url_credentials``, ``aws_key``,
 ``aws_secret``, ``azure_key``, ``card``, ``email``, ``secret_assignment``. Secrets known by their shape are in
-``core.redact_tokens``, the forms other than ``name: value`` (command lines, SQL, XML, URLs) in
-``core.redact_forms``; this module reads ``name: value`` and runs the scans.
+``core.redact_tokens``, private keys (PEM, PuTTY, JWK) in ``core.redact_keys``, the forms other than ``name: value``
+(command lines, SQL, XML, URLs) in ``core.redact_forms``; this module reads ``name: value`` and runs the scans.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from afteraction.core.redact_forms import (
     not_an_email,
     url_credentials,
 )
+from afteraction.core.redact_keys import scrub_keys
 from afteraction.core.redact_tokens import (
     CARD_SEPARATORS,
     TOKENS,
@@ -87,10 +88,6 @@ def _unbalanced(value: str, closer: str) -> bool:
 _HEADERS = frozenset(("authorization", "proxy-authorization", "cookie", "set-cookie"))
 _AZURE = frozenset(("accountkey", "sharedaccesskey", "sharedaccesssignature", "sig"))
 
-_PEM = re.compile(  # a block left open runs to the end of the text
-    r"-----BEGIN [ A-Z0-9]{0,40}PRIVATE KEY[ A-Z]{0,20}-----[\s\S]*?"
-    r"(?:-----END [ A-Z0-9]{0,40}PRIVATE KEY[ A-Z]{0,20}-----|\Z)"
-)
 _AWS_SECRET = re.compile(r"(?i:aws|secret)[^\n]{0,48}?(?<![A-Za-z0-9/+])(?P<key>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
 _EMAIL = re.compile(
     r"(?<![\w.%+-])[\w.%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![\w-])", re.ASCII
@@ -260,9 +257,10 @@ def _aws_secret(match: re.Match[str]) -> str:
 
 def _may_hold_secret(text: str) -> bool:
     """A quick necessary condition for ``_scrub`` to replace anything: one of its cheap conditions holds (a
-    separator, an ``@``, a scheme or provider word, a token-like run, a 13-digit shape, a form's keyword). Plain
-    substring tests first, the byte shapes only for text long enough to hold them. (One compiled regex over the
-    same conditions measured slower than this on ordinary text: the alternation defeats the engine's literal scan.)"""
+    separator, which a PuTTY key file and a JWK both hold; an ``@``, a scheme or provider word, a
+    token-like run, a 13-digit shape, a form's keyword). Plain substring tests first, the byte shapes only for text
+    long enough to hold them. (One compiled regex over the same conditions measured slower than this on ordinary
+    text: the alternation defeats the engine's literal scan.)"""
     if "=" in text or ":" in text or "@" in text or "PRIVATE KEY" in text:
         return True
     lower = text.lower()  # a superset of the ASCII-only lowering _scrub checks
@@ -350,8 +348,7 @@ def _scrub_once(text: str) -> str:
     """Each kind's cheap condition, then its scan."""
     data = text.encode("utf-8", "surrogatepass")
     lower = data.lower()
-    if b"PRIVATE KEY" in data:
-        text = _PEM.sub(redaction("private_key"), text)
+    text = scrub_keys(text)  # PEM blocks, PuTTY key files, JWKs: each behind a literal of its own
     at_sign = b"@" in data
     if at_sign and b"://" in data:
         text = url_credentials(text)

@@ -17,6 +17,8 @@ Decisions:
   of an object whose ``name``/``key``/``header`` is secret (Kubernetes env, HAR headers, ``Key``/``Value`` tags),
   the second item of a ``[name, value]`` pair (``[["Authorization", "Token …"]]``), the item after a secret-named
   flag in an argument list (``["psql", "--password", "…"]``), and ``curl``'s ``-u user:pw``.
+- A JWK's private members (``d``, ``p``, ``q``, ``dp``, ``dq``, ``qi``, ``k`` of an object with a ``kty``) are
+  ``"[REDACTED]"`` too; its public ones are kept.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any, TypeAlias
 
 from afteraction.core.redact import REDACTED, is_secret_name, scrub_text
 from afteraction.core.redact_forms import PASSWORD_FLAGS, is_url
+from afteraction.core.redact_keys import jwk_private
 from afteraction.errors import ConfigError, ValidationError
 
 __all__ = [
@@ -265,6 +268,7 @@ class _Walk:
         limit = self.limits.max_fields
         allow = self.allow if depth == 0 else None
         paired = _secret_pair(value)
+        private = jwk_private(value)
         for n, (key, item) in enumerate(value.items()):
             if n == limit:
                 out[CUT.key] = CUT.fields.format(n=len(value) - limit)
@@ -277,7 +281,9 @@ class _Walk:
             name = _string(key, 256)
             while name in out:  # two keys that read the same once redacted or cut
                 name += "'"
-            if (is_secret_name(key) or (paired and key.lower() == "value")) and not _no_secret(key, item):
+            if (is_secret_name(key) or (paired and key.lower() == "value") or key in private) and not _no_secret(
+                key, item
+            ):
                 out[name] = REDACTED
             elif allow is not None and key not in allow:
                 self.value(item, (path, name), depth + 1, keep=False)  # checked, not kept
@@ -336,7 +342,7 @@ def _clean(value: Any, limits: Limits, depth: int) -> bool:
         for key in value:
             if type(key) is not str or not _plain_key(key):
                 return False
-        if _secret_pair(value):
+        if _secret_pair(value) or jwk_private(value):
             return False
     elif kind is list:
         if depth >= limits.max_depth or len(value) > limits.max_items or _secret_items(value):
