@@ -186,3 +186,106 @@ def test_a_programs_single_dash_password_flag_is_redacted(text: str) -> None:
 
 def test_a_single_dash_flag_of_another_meaning_is_kept() -> None:
     assert scrub_text("docker run -p 8080:80 nginx") == "docker run -p 8080:80 nginx"
+
+
+# --- signed URLs and OAuth redirects ------------------------------------------------------------------------------
+
+CODE = "4/0AX4XfWh7sK9Qm2LpZr8Tn3VbYcLqJ0pT5vW2xZ8aB"  # Google's authorization code
+HEX = "fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024"
+CLOUDFRONT = "Nql641NHEUkUaXQHZINK1FZ~SYeUSoBJMxjdgqrzIdzV2gyEXPDNv0pYdWJkflDKJ3xIu7lbwRpSkG98NBlgPi4ZJpRRnVX4k_"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            f"GET https://app.example.com/oauth/callback?code={CODE}&state=af0ifjsldkj HTTP/1.1",
+            "GET https://app.example.com/oauth/callback?code=[REDACTED:secret_assignment]&state=af0ifjsldkj HTTP/1.1",
+        ),
+        (  # GitHub's: 20 hex digits
+            "redirected to http://localhost:8080/cb?state=xyz&code=e72e16c7e42f292c6912",
+            "redirected to http://localhost:8080/cb?state=xyz&code=[REDACTED:secret_assignment]",
+        ),
+        (  # RFC 6749's example, no digit but mixed case
+            "Location: https://client.example.com/cb#code=SplxlOBeZQQYbYSWxSbIA&state=xyz",
+            "Location: https://client.example.com/cb#code=[REDACTED:secret_assignment]&state=xyz",
+        ),
+        (  # the token request's form body
+            "grant_type=authorization_code&code=SplxlOBeZQQYbYS6WxSbIA&code_verifier="
+            "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk&redirect_uri=https%3A%2F%2Fclient.example.com%2Fcb",
+            "grant_type=authorization_code&code=[REDACTED:secret_assignment]&code_verifier="
+            "[REDACTED:secret_assignment]&redirect_uri=https%3A%2F%2Fclient.example.com%2Fcb",
+        ),
+        (
+            "code=SplxlOBeZQQYbYS6WxSbIA&state=xyz",
+            "code=[REDACTED:secret_assignment]&state=xyz",
+        ),
+        (
+            "https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20240101T000000Z"
+            f"&X-Amz-SignedHeaders=host&X-Amz-Signature={HEX}",
+            "https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20240101T000000Z"
+            "&X-Amz-SignedHeaders=host&X-Amz-Signature=[REDACTED:secret_assignment]",
+        ),
+        (
+            f"https://storage.googleapis.com/b/o?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Signature={HEX}",
+            "https://storage.googleapis.com/b/o?X-Goog-Algorithm=GOOG4-RSA-SHA256"
+            "&X-Goog-Signature=[REDACTED:secret_assignment]",
+        ),
+        (
+            f"https://d111.cloudfront.net/a.jpg?Expires=1700000000&Signature={CLOUDFRONT}&Key-Pair-Id=K2JCJMDEHXQW5F",
+            "https://d111.cloudfront.net/a.jpg?Expires=1700000000&Signature=[REDACTED:secret_assignment]"
+            "&Key-Pair-Id=K2JCJMDEHXQW5F",
+        ),
+        (  # a GCS v2 signed URL: the signature percent-encoded
+            "https://storage.googleapis.com/b/o?GoogleAccessId=svc@p.iam.gserviceaccount.com&Expires=1700000000"
+            "&Signature=BJKH%2FZk3q9L0xYz7VbN8mK2pQ4rT6sW1uE5fA3gH7jC9dE0%3D",
+            "https://storage.googleapis.com/b/o?GoogleAccessId=[REDACTED:email]&Expires=1700000000"
+            "&Signature=[REDACTED:secret_assignment]",
+        ),
+        (
+            f"https://shop.example.com/auth?hmac={HEX}&shop=x.myshopify.com&timestamp=1700000000",
+            "https://shop.example.com/auth?hmac=[REDACTED:secret_assignment]&shop=x.myshopify.com&timestamp=1700000000",
+        ),
+        (  # OAuth 1.0a
+            "?oauth_consumer_key=abc&oauth_signature=tR3%2BTy81lMeYAr%2FFid0kMTYa%2FWM%3D&oauth_version=1.0",
+            "?oauth_consumer_key=abc&oauth_signature=[REDACTED:secret_assignment]&oauth_version=1.0",
+        ),
+        (  # covered before, checked here: an Azure SAS signature, a client secret, a refresh token
+            "?sv=2021-08-06&sig=Zk3q9L0xYz7VbN8mK2pQ4rT6sW1uE5fA3gH7jC9dE0%3D&client_secret=s3cr3tV4lu3x"
+            "&refresh_token=1//0gLxQ9bR7mK2pZ",
+            "?sv=2021-08-06&sig=[REDACTED:azure_key]&client_secret=[REDACTED:secret_assignment]"
+            "&refresh_token=[REDACTED:secret_assignment]",
+        ),
+    ],
+)
+def test_an_oauth_code_or_a_urls_signature_is_redacted_and_its_name_kept(text: str, expected: str) -> None:
+    assert _may_hold_secret(text)
+    assert scrub_text(text) == expected
+    assert scrub_text(expected) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GET /status?code=200 -> 200",
+        "https://httpbin.org/status?code=404",
+        "https://docs.example.com/search?code=python&page=2",
+        "https://github.com/search?q=retry&type=code",
+        "https://docs.example.com/errors?code=E11000_duplicate_key",
+        "?error=invalid_request&code=INVALID_REDIRECT_URI",
+        "https://app.example.com/cb?code=${AUTH_CODE}&state=xyz",
+        "https://app.example.com/cb?code=<code>&state=xyz",
+        "https://app.example.com/cb?code=AUTHORIZATION_CODE_HERE",
+        "status_code=404 and exit code=1",
+        "error_code=ERR42&retry=1",
+        "process exited: code=137 signal=9",
+        "code=SplxlOBeZQQYbYS6WxSbIA",  # no query around it: a setting's value, not a form field
+        "?hmac=sha256&shop=x.myshopify.com",  # the algorithm's name
+        "&signature=true&verify=1",
+        "X-Amz-SignedHeaders=host&X-Amz-Expires=3600",
+        "gpg: Good signature=valid from Alice",
+        "https://example.com/page?lang=en&code=hello_world_example",
+    ],
+)
+def test_codes_and_signatures_that_are_no_credential_are_kept(text: str) -> None:
+    assert scrub_text(text) == text

@@ -7,7 +7,8 @@ password reset flow works", "Bearer of bad news", "sk-learn") pass through untou
 Kinds: ``api_key``, ``jwt``, ``bearer``, ``basic_auth``, ``private_key``, ``url_credentials``, ``aws_key``,
 ``aws_secret``, ``azure_key``, ``card``, ``email``, ``secret_assignment``. Secrets known by their shape are in
 ``core.redact_tokens``, private keys (PEM, PuTTY, JWK) in ``core.redact_keys``, the forms other than ``name: value``
-(command lines, SQL, XML, URLs) in ``core.redact_forms``; this module reads ``name: value`` and runs the scans.
+(command lines, SQL, XML, URLs, signed URLs and OAuth redirects) in ``core.redact_forms``; this module reads
+``name: value`` and runs the scans.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from afteraction.core.redact_forms import (
     is_placeholder,
     is_url,
     may_hold_form,
+    may_hold_signed,
     not_an_email,
+    signed_hits,
     url_credentials,
 )
 from afteraction.core.redact_keys import scrub_keys
@@ -257,7 +260,7 @@ def _aws_secret(match: re.Match[str]) -> str:
 
 def _may_hold_secret(text: str) -> bool:
     """A quick necessary condition for ``_scrub`` to replace anything: one of its cheap conditions holds (a
-    separator, which a PuTTY key file and a JWK both hold; an ``@``, a scheme or provider word, a
+    separator, which a PuTTY key file, a JWK and a query value all hold; an ``@``, a scheme or provider word, a
     token-like run, a 13-digit shape, a form's keyword). Plain substring tests first, the byte shapes only for text
     long enough to hold them. (One compiled regex over the same conditions measured slower than this on ordinary
     text: the alternation defeats the engine's literal scan.)"""
@@ -356,6 +359,8 @@ def _scrub_once(text: str) -> str:
         text = replace_hits(text, TOKENS, token_hit)
     if may_hold_form(text, lower_text := text.lower()):
         text = apply_hits(text, form_hits(text, lower_text))
+    if may_hold_signed(lower_text):
+        text = apply_hits(text, signed_hits(text))
     if b":" in data or b"=" in data:
         reverse = text[::-1]
         if any(map(_secret_reversed, _NAMES_REVERSED.findall(reverse))):
