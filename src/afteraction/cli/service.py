@@ -79,7 +79,12 @@ def keys() -> None:
     help="Requests allowed at once above the rate (default: N, rounded up, at least 1).",
 )
 @click.option("--legacy-signatures", is_flag=True, help="Also accept AEP canonical v1 (envelope-only) signatures.")
-@click.option("--require-signatures", is_flag=True, help="Refuse events that carry no signature.")
+@click.option(
+    "--require-signatures",
+    is_flag=True,
+    help="Write signed AEP events only: refuse unsigned events, and every other write (OTLP, lessons, runs, "
+    "outcomes, verdicts).",
+)
 @click.option("--name", default=None, help="A label to recognise the key by.")
 @secret_file_option
 @db_option

@@ -6,7 +6,11 @@
    and ``AEP_API_KEY``). No header, a malformed or unknown key, or a wrong secret: 401 (one message
    for all three). A revoked key: 401, and it reads nothing.
 2. **Authorize.** The route's scope: ``/admin/…`` needs ``admin``; GET and HEAD need ``read``;
-   every other method (ingest and later writes) needs ``write``. Lacking it: 403.
+   every other method (ingest and later writes) needs ``write``. Lacking it: 403. A key that
+   requires signatures writes only through the routes that verify them (``SIGNED_WRITES``:
+   AEP events); every other write (OTLP spans, lessons, runs, outcomes, verdicts, and any route
+   added later) carries nothing it could verify, so it is 403 naming the setting. Reads and
+   ``/admin`` are not data writes and stay open to it.
 3. **Rate-limit.** A key with a rate takes a token from its bucket (``ratelimit``); an empty one
    gets 429 with ``Retry-After`` in whole seconds.
 
@@ -53,6 +57,10 @@ PUBLIC = frozenset({"/health", "/ready", "/openapi.json"})
 
 #: POST routes that only read (a search takes a body, but changes nothing).
 READ_POSTS = frozenset({"/experience/search", "/experience/block"})
+
+#: The write routes whose data carries a signature the server verifies (``check_event``): the only
+#: writes a key that requires signatures may make.
+SIGNED_WRITES = frozenset({"/events", "/events/batch"})
 
 
 def required_scope(method: str, path: str) -> str:
@@ -108,10 +116,19 @@ class KeyAuth:
         return key
 
     def admit(self, key: Key, method: str, path: str) -> None:
-        """Problem(403) when the key lacks the route's scope; RateLimited when over its rate."""
+        """Problem(403) when the key lacks the route's scope, or requires signatures and the route
+        writes unsigned data; RateLimited when over its rate."""
         needed = required_scope(method, path)
         if needed not in key.scopes:
             raise Problem(403, FIELD, f"key {key.id} lacks the {needed!r} scope that {method} {path[:200]} needs")
+        if needed == "write" and key.require_signatures and path not in SIGNED_WRITES:
+            raise Problem(
+                403,
+                FIELD,
+                f"key {key.id} requires signatures (require_signatures, made with --require-signatures) and "
+                f"{method} {path[:200]} writes data that carries none; send signed AEP events to POST /events or "
+                f"/events/batch, or use a key of tenant {key.tenant!r} made without --require-signatures",
+            )
         if key.rate is not None and key.burst is not None:
             wait = self.limiter.take(key.id, key.rate, key.burst)
             if wait:
