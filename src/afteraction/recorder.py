@@ -1,8 +1,9 @@
 """RunRecorder: the direct recording API (``with mem.run(...) as run:``).
 
 Recording is cheap in the agent's thread (an append under a lock); sanitizing, verifying,
-distilling and storing happen once, at ``finish``. Nothing here raises into the agent:
-every failure goes to ``on_error`` and the run simply teaches nothing.
+distilling and storing happen once, at ``finish``: a second finish, even one that overlaps
+the first, returns the first's result. Nothing here raises into the agent: every failure
+goes to ``on_error`` and the run simply teaches nothing.
 
 The run also closes the loop for the lessons it was given (``run.reference_block()`` or
 ``run.search()``): when ``finish`` has stored it, each gets this run's verdict as one reuse
@@ -14,6 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import TracebackType
@@ -52,6 +54,10 @@ def deliver(handler: ErrorHandler, exc: BaseException, where: str) -> None:
         handler(exc, where)
     except Exception as failure:
         _log.warning("afteraction: on_error failed (%r) on %s: %r", failure, where, exc)
+
+
+#: What a finish resolves to: the stored Experience, or None.
+Outcome = Future[Experience | None]
 
 
 @dataclass(slots=True)
@@ -108,7 +114,9 @@ class RunRecorder:
         self._evidence: list[Evidence] = []
         self._abstained = False
         self._attempts_refused = 0
-        self._done = False
+        self._done = False  # no more recording
+        self._outcome: Outcome | None = None  # set by the first finish (or abandon), resolved when it ends
+        self._finisher: int | None = None  # the thread running that finish
         self._result: Experience | None = None
         self._feedback = feedback
         self._given: dict[str, Experience] = {}  # the lessons this run was given, by id, in order
@@ -253,29 +261,55 @@ class RunRecorder:
     # -- finishing -----------------------------------------------------------------------
 
     def abandon(self) -> None:
-        """Drop the run: nothing is stored."""
+        """Drop the run: nothing is stored (unless a finish is under way already)."""
         with self._lock:
             self._done = True
+            if self._outcome is None:
+                self._outcome = Outcome()
+                self._outcome.set_running_or_notify_cancel()
+                self._outcome.set_result(None)
 
     def finish(self) -> Experience | None:
         """Verify, distill and store, once. The stored Experience, or None when there was no
-        verdict (or memory failed, which ``on_error`` heard about)."""
+        verdict (or memory failed, which ``on_error`` heard about). A finish while another one
+        is under way (another thread's, or one whose ``await`` was cancelled) waits for it and
+        returns its result."""
+        outcome, work = self._claim()
+        if work is not None:
+            work()
+        elif not outcome.done() and self._finisher == threading.get_ident():
+            return self._result  # called again from inside the finish (an on_error handler): never wait on itself
+        return outcome.result()
+
+    def _claim(self) -> tuple[Outcome, Callable[[], None] | None]:
+        """The finish's outcome, and the work that resolves it when this caller is the first to finish."""
         with self._lock:
-            if self._done:
-                return self._result
+            if self._outcome is not None:
+                return self._outcome, None
             self._done = True
+            self._outcome = outcome = Outcome()
+            outcome.set_running_or_notify_cancel()  # a waiter's cancelled await never cancels the finish
+        return outcome, lambda: self._complete(outcome)
+
+    def _complete(self, outcome: Outcome) -> None:
+        self._finisher = threading.get_ident()
+        try:
+            self._finish()
+        finally:
+            outcome.set_result(self._result)
+
+    def _finish(self) -> None:
         try:
             run = self.to_run()
             verdict = None if self._abstained else verify(run, self._verifiers)
             if verdict is None:
-                return None
+                return
             experience = distill(run, verdict, self._memory.now(), skill=self._skill)
             self._result = self._memory._store_finished(experience)
         except Exception as exc:
             self._report(exc, "run.finish")
-            return None
+            return
         self._feed_back(verdict, run)
-        return self._result
 
     def _feed_back(self, verdict: Verdict, run: Run) -> None:
         if self._feedback:
