@@ -13,7 +13,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from afteraction.core.canonical import ALGORITHM, attach_signature, canonical_v1, canonical_v2, sign, verify
+from afteraction.core.canonical import (
+    ALGORITHM,
+    SAFE_INTEGER,
+    attach_signature,
+    canonical_v1,
+    canonical_v2,
+    inexact_integer,
+    sign,
+    verify,
+)
 from afteraction.errors import ConfigError
 from tests.conftest import CONFORMANCE
 
@@ -325,3 +334,29 @@ def test_sign_verify_round_trip(event: dict[str, Any], secret: str) -> None:
     signed = attach_signature(event, secret)
     assert verify(signed, secret)
     assert not verify(signed, secret + "x")
+
+
+# -- integers the canonical form cannot write exactly ----------------------------------------------
+
+
+def test_integers_past_2_53_share_a_canonical_form_so_a_verifier_must_find_them() -> None:
+    big, near = _event(n=12345678901234567890), _event(n=12345678901234567000)
+    assert canonical_v2(big) == canonical_v2(near)
+    assert canonical_v2(_event(n=10**400)) == canonical_v2(_event(n=None))
+    assert inexact_integer(big) == inexact_integer(near) == "payload.n"
+
+
+@pytest.mark.parametrize(
+    ("event", "path"),
+    [
+        (_event(n=SAFE_INTEGER, m=-SAFE_INTEGER, k=[SAFE_INTEGER - 1], f=1e300, t=True), None),
+        (_event(n=SAFE_INTEGER + 1), "payload.n"),
+        (_event(n=-SAFE_INTEGER - 1), "payload.n"),
+        (_event(a=[1, {"b": [2, 10**30]}]), "payload.a[1].b[1]"),
+        (_event(a=1, z=2**60, y=2**70), "payload.z"),  # the first in the order given
+        ({**_event(), "extensions": {"x.y": 2**64}}, "extensions.x.y"),
+        ({**_event(), "signature": {"n": 2**64}}, None),  # the signature is no part of what is signed
+    ],
+)
+def test_inexact_integer_names_the_first_integer_past_2_53(event: dict[str, Any], path: str | None) -> None:
+    assert inexact_integer(event) == path

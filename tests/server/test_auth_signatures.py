@@ -124,3 +124,45 @@ def test_an_invalid_event_is_400_before_its_signature_is_looked_at(server: Keyed
     token = server.token(require_signatures=True)
     status, body = post(server, token, event(type="no.such.type"))
     assert status == 400 and body["errors"][0]["field"] == "type"
+
+
+# -- what a signature covers is what is stored (SQLite and PostgreSQL) -----------------------------
+
+
+@pytest.fixture
+def stored_in(database: str) -> Iterator[Keyed]:
+    with keyed(database) as found:
+        yield found
+
+
+def post_raw(server: Keyed, token: str, text: str) -> tuple[int, dict[str, Any]]:
+    answer = server.client.post("/events", content=text, headers={**bearer(token), "content-type": "application/json"})
+    return answer.status_code, answer.json()
+
+
+def test_an_integer_past_2_53_in_a_signed_event_is_400_naming_its_path(stored_in: Keyed) -> None:
+    key, token = stored_in.key()
+    # the tester's case: both integers are the same double, so one signature verified either
+    text = json.dumps(signed(stored_in, event(payload={"count": 12345678901234567890}), key.id))
+    for sent in (text, text.replace("12345678901234567890", "12345678901234567000")):
+        status, body = post_raw(stored_in, token, sent)
+        assert status == 400 and body["errors"][0]["field"] == "payload.count", body
+        assert "send it as a string" in body["errors"][0]["message"]
+    # a signed null, replaced by an integer too large for a double (which the canonical form writes as null)
+    text = json.dumps(signed(stored_in, event("evt-2", payload={"limit": None, "n": [1, {"m": None}]}), key.id))
+    assert post_raw(stored_in, token, text.replace('"limit": null', '"limit": 1' + "0" * 400))[0] == 400
+    status, body = post_raw(stored_in, token, text.replace('"m": null', '"m": -' + "9" * 30))
+    assert status == 400 and body["errors"][0]["field"] == "payload.n[1].m"
+    batch = [signed(stored_in, event("evt-3", payload={"big": 2**53 + 1}), key.id)]
+    answer = stored_in.client.post("/events/batch", json=batch, headers=bearer(token)).json()
+    assert answer["results"][0]["errors"][0]["field"] == "events[0].payload.big"
+
+
+def test_integers_up_to_2_53_are_signed_and_stored_exactly(stored_in: Keyed) -> None:
+    key, token = stored_in.key()
+    payload = {"top": 2**53, "bottom": -(2**53), "ids": [2**53 - 1, 0, -1], "as_text": "12345678901234567890"}
+    assert post(stored_in, token, signed(stored_in, event(payload=payload), key.id))[0] == 202
+    stored = stored_in.client.get("/sessions/ses-1/events", headers=bearer(token)).json()["events"][0]
+    assert stored["payload"] == payload
+    # an unsigned event carries nothing to cover: its integers are taken as they are
+    assert post(stored_in, token, event("evt-2", payload={"big": 2**64}))[0] == 202

@@ -14,6 +14,11 @@ The ``signature`` field is excluded before canonicalizing. The signature object 
 ``agent-event-protocol`` SDK writes: ``{"alg": "hmac-sha256", "value": <base64>, "canon": "v2"}``
 (v1 carries no ``canon`` marker); afteraction may add ``key_id``, which lies outside the HMAC
 as the whole signature object does.
+
+JavaScript holds every number as a double, so the canonical form writes an integer beyond 2**53
+rounded (``12345678901234567890`` as ``12345678901234567000``) and one past a double's range as
+``null``: a signature then covers a whole class of integers, not the one sent.
+``inexact_integer`` finds such a number, for a verifier to refuse.
 """
 
 from __future__ import annotations
@@ -29,13 +34,24 @@ from typing import Any, Literal
 
 from afteraction.errors import ConfigError
 
-__all__ = ["ALGORITHM", "attach_signature", "canonical_v1", "canonical_v2", "sign", "verify"]
+__all__ = [
+    "ALGORITHM",
+    "SAFE_INTEGER",
+    "attach_signature",
+    "canonical_v1",
+    "canonical_v2",
+    "inexact_integer",
+    "sign",
+    "verify",
+]
 
 ALGORITHM = "hmac-sha256"
 Version = Literal["v1", "v2"]
 
 _MAX_INDEX = 2**32 - 2  # the largest array index; JavaScript puts such keys first
 _SAFE_INT = 2**53
+#: The largest magnitude an integer may have for the canonical form to write it exactly.
+SAFE_INTEGER = _SAFE_INT
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _NEEDS_ESCAPE = re.compile(r'[\x00-\x1f"\\]|[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]')
 
@@ -112,6 +128,24 @@ def verify(event: Mapping[str, Any], secret: str | bytes, *, allow_v1: bool = Fa
         return matched
     except (ConfigError, TypeError, ValueError, binascii.Error, RecursionError):
         return False
+
+
+def inexact_integer(event: Mapping[str, Any]) -> str | None:
+    """The path (``payload.count``, ``payload.items[2]``) of the first integer of ``event`` (its
+    ``signature`` aside) whose magnitude passes ``SAFE_INTEGER``, which canonical v2 cannot write
+    exactly (see the module); None when there is none."""
+    stack: list[tuple[str, Any]] = [(str(key), value) for key, value in event.items() if key != "signature"]
+    stack.reverse()
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not -_SAFE_INT <= value <= _SAFE_INT:
+                return path
+        elif isinstance(value, Mapping):
+            stack.extend((f"{path}.{key}", item) for key, item in reversed(list(value.items())))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((f"{path}[{index}]", item) for index, item in reversed(list(enumerate(value))))
+    return None
 
 
 # -- internals ---------------------------------------------------------------------------------

@@ -20,7 +20,9 @@ Signed events (``check_event``, called by ingest for each event): a ``signature`
 the key's signing secret (``ServerSecret.signing_secret``) over canonical v2; a v1 (legacy)
 signature only when the key allows legacy signatures, as the AEP reference server now answers
 (401). A key may require signatures: an unsigned event is then 401 too. Each error names the field
-(``signature``, or ``events[i].signature`` in a batch).
+(``signature``, or ``events[i].signature`` in a batch). Before verifying, an integer past 2**53
+is refused (400 naming its path): the canonical form rounds it, so a signature could not cover the
+number stored.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from afteraction.core.canonical import verify
+from afteraction.core.canonical import inexact_integer, verify
 from afteraction.errors import AfterActionError
 from afteraction.server.common import Problem
 from afteraction.server.ratelimit import RateLimiter
@@ -44,6 +46,12 @@ __all__ = ["AuthMiddleware", "KeyAuth", "RateLimited", "caller", "key_tenant", "
 
 FIELD = "authorization"
 _INVALID = "is not a valid API key; send `Authorization: Bearer <key>` with a key from `afteraction keys create`"
+
+
+_INEXACT = (
+    "is an integer beyond 2^53 in a signed event: its canonical form (JavaScript numbers) rounds it, so a "
+    "signature cannot cover it exactly; send it as a string"
+)
 
 
 class RateLimited(Problem):
@@ -145,6 +153,9 @@ class KeyAuth:
             return
         if not isinstance(signature, dict):
             raise Problem(401, field, "must be an object {alg, value, canon}")
+        inexact = inexact_integer(data)
+        if inexact is not None:
+            raise Problem(400, (prefix + inexact)[:256], _INEXACT)
         named = signature.get("key_id")
         if named is not None and named != key.id:
             raise Problem(401, field + ".key_id", f"names another key than the one sending it ({key.id})")
