@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 
 from afteraction.core.canonical import attach_signature
 from tests.server.keyed import SECRET, Keyed, bearer, keyed
@@ -166,3 +167,30 @@ def test_integers_up_to_2_53_are_signed_and_stored_exactly(stored_in: Keyed) -> 
     assert stored["payload"] == payload
     # an unsigned event carries nothing to cover: its integers are taken as they are
     assert post(stored_in, token, event("evt-2", payload={"big": 2**64}))[0] == 202
+
+
+def test_signature_members_that_verifying_does_not_read_are_not_stored(stored_in: Keyed) -> None:
+    key, token = stored_in.key()
+    data = signed(stored_in, event(payload={"task": "pay 10"}), key.id, key_id=key.id)
+    data["signature"]["injected"] = {"note": '=HYPERLINK("http://evil")', "amount": 1000000}
+    data["signature"]["alg_note"] = "x"
+    assert post(stored_in, token, data)[0] == 202
+    kept = {name: data["signature"][name] for name in ("alg", "value", "canon", "key_id")}
+    read = stored_in.client.get("/sessions/ses-1/events", headers=bearer(token)).json()["events"][0]
+    assert read["signature"] == kept
+    exported = stored_in.client.get("/sessions/ses-1/export", params={"format": "ndjson"}, headers=bearer(token))
+    assert "injected" not in exported.text and "alg_note" not in exported.text
+    assert json.loads(exported.text)["signature"] == kept
+    plain = signed(stored_in, event("evt-2", payload={"task": "pay 10"}), key.id)
+    assert post(stored_in, token, plain)[0] == 202
+    read = stored_in.client.get("/sessions/ses-1/events", headers=bearer(token)).json()["events"][1]
+    assert read["signature"] == plain["signature"]
+
+
+def test_without_keys_events_are_stored_as_sent(client: TestClient) -> None:
+    """Development mode verifies nothing, so it drops and refuses nothing either."""
+    data = attach_signature(event(payload={"big": 2**64}), "any secret")
+    data["signature"]["note"] = "kept"
+    assert client.post("/events", json=data).status_code == 202
+    stored = client.get("/sessions/ses-1/events").json()["events"][0]
+    assert stored["signature"] == data["signature"] and stored["payload"] == {"big": 2**64}

@@ -13,7 +13,7 @@ Both canonical forms are byte-for-byte what the AEP reference server (JavaScript
 The ``signature`` field is excluded before canonicalizing. The signature object is the one the
 ``agent-event-protocol`` SDK writes: ``{"alg": "hmac-sha256", "value": <base64>, "canon": "v2"}``
 (v1 carries no ``canon`` marker); afteraction may add ``key_id``, which lies outside the HMAC
-as the whole signature object does.
+as the whole signature object does (``SIGNATURE_MEMBERS``: what a verifier reads of it).
 
 JavaScript holds every number as a double, so the canonical form writes an integer beyond 2**53
 rounded (``12345678901234567890`` as ``12345678901234567000``) and one past a double's range as
@@ -37,6 +37,7 @@ from afteraction.errors import ConfigError
 __all__ = [
     "ALGORITHM",
     "SAFE_INTEGER",
+    "SIGNATURE_MEMBERS",
     "attach_signature",
     "canonical_v1",
     "canonical_v2",
@@ -52,6 +53,8 @@ _MAX_INDEX = 2**32 - 2  # the largest array index; JavaScript puts such keys fir
 _SAFE_INT = 2**53
 #: The largest magnitude an integer may have for the canonical form to write it exactly.
 SAFE_INTEGER = _SAFE_INT
+#: The members of a signature object that verifying reads (``key_id`` picks, or checks, the secret).
+SIGNATURE_MEMBERS = ("alg", "value", "canon", "key_id")
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _NEEDS_ESCAPE = re.compile(r'[\x00-\x1f"\\]|[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]')
 

@@ -22,12 +22,14 @@ signature only when the key allows legacy signatures, as the AEP reference serve
 (401). A key may require signatures: an unsigned event is then 401 too. Each error names the field
 (``signature``, or ``events[i].signature`` in a batch). Before verifying, an integer past 2**53
 is refused (400 naming its path): the canonical form rounds it, so a signature could not cover the
-number stored.
+number stored. A verified event is stored with only the signature members that verifying read
+(``SIGNATURE_MEMBERS``); anything else in the signature object was covered by nothing, and is dropped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -36,8 +38,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from afteraction.core.canonical import inexact_integer, verify
+from afteraction.core.canonical import SIGNATURE_MEMBERS, inexact_integer, verify
 from afteraction.errors import AfterActionError
+from afteraction.model import Event
 from afteraction.server.common import Problem
 from afteraction.server.ratelimit import RateLimiter
 from afteraction.store.keys import Key, KeyStore, ServerSecret, key_id_of, token_matches
@@ -48,6 +51,7 @@ FIELD = "authorization"
 _INVALID = "is not a valid API key; send `Authorization: Bearer <key>` with a key from `afteraction keys create`"
 
 
+_KEPT = frozenset(SIGNATURE_MEMBERS)
 _INEXACT = (
     "is an integer beyond 2^53 in a signed event: its canonical form (JavaScript numbers) rounds it, so a "
     "signature cannot cover it exactly; send it as a string"
@@ -142,15 +146,16 @@ class KeyAuth:
             if wait:
                 raise RateLimited(key, wait)
 
-    def check_event(self, request: Request, data: Any, prefix: str) -> None:
-        """Verify a valid event's signature with the caller's signing secret (see the module)."""
+    def check_event(self, request: Request, data: Any, event: Event, prefix: str) -> Event:
+        """Verify a valid event's signature with the caller's signing secret (see the module); the
+        event to store."""
         key = caller(request)
         field = prefix + "signature"
         signature = data.get("signature") if isinstance(data, dict) else None
         if signature is None:
             if key.require_signatures:
                 raise Problem(401, field, f"is required: key {key.id} takes signed events only (HMAC-SHA256, v2)")
-            return
+            return event
         if not isinstance(signature, dict):
             raise Problem(401, field, "must be an object {alg, value, canon}")
         inexact = inexact_integer(data)
@@ -161,7 +166,9 @@ class KeyAuth:
             raise Problem(401, field + ".key_id", f"names another key than the one sending it ({key.id})")
         secret = self.secret.signing_secret(key.id)
         if verify(data, secret, allow_v1=key.legacy_signatures):
-            return
+            if signature.keys() <= _KEPT:
+                return event
+            return replace(event, signature={name: signature[name] for name in SIGNATURE_MEMBERS if name in signature})
         if not key.legacy_signatures and verify(data, secret, allow_v1=True):
             raise Problem(401, field, f"is a legacy canonical v1 signature; key {key.id} takes canonical v2 only")
         raise Problem(401, field, f"does not match the event: sign canonical v2 with the signing secret of {key.id}")

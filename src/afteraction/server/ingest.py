@@ -118,9 +118,7 @@ def validate(data: object, prefix: str = "") -> Event:
 
 def _event(service: Service, request: Request, body: bytes) -> Event:
     data = parse_json(body, "body")
-    event = validate(data)
-    service.check(request, data, "")
-    return event
+    return service.check(request, data, validate(data), "")
 
 
 async def post_event(service: Service, request: Request) -> Response:
@@ -184,9 +182,8 @@ def _batch(
     for index, (item, problem) in enumerate(items):
         if problem is None:
             try:
-                found_event = validate(item, f"events[{index}].")
-                service.check(request, item, f"events[{index}].")
-                valid.append((index, found_event))
+                prefix = f"events[{index}]."
+                valid.append((index, service.check(request, item, validate(item, prefix), prefix)))
             except Problem as found:
                 problem = found
         if problem is not None:
