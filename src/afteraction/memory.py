@@ -17,6 +17,7 @@ import os
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -364,7 +365,10 @@ class Memory:
 
     def close(self, timeout: float = CLOSE_TIMEOUT) -> None:
         """Let background indexing finish what is queued (at most ``timeout`` seconds; what is
-        left is found by the next backfill), then close the store."""
+        left is found by the next backfill), then close the store. The async face's threads end
+        when their calls have."""
+        if (face := self.__dict__.get("aio")) is not None:
+            face._release()
         if self._indexer is not None:
             self._indexer.close(timeout)
         self.store.close()
@@ -375,9 +379,9 @@ class Memory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @property
+    @cached_property
     def aio(self) -> AsyncMemory:
-        """The async face of this memory."""
+        """The async face of this memory (one per memory: it owns the threads its calls run in)."""
         return AsyncMemory(self)
 
 

@@ -1,4 +1,5 @@
-"""RunRecorder: the direct recording API (``with mem.run(...) as run:``).
+"""RunRecorder: the direct recording API (``with mem.run(...) as run:``; in async code
+``async with amem.run(...) as run:``, which finishes in the async face's threads).
 
 Recording is cheap in the agent's thread (an append under a lock); sanitizing, verifying,
 distilling and storing happen once, at ``finish``: a second finish, even one that overlaps
@@ -32,6 +33,7 @@ from afteraction.model import Attempt, Evidence, Experience, Hit, Run, Scope, Sk
 
 if TYPE_CHECKING:
     from afteraction.memory import Memory
+    from afteraction.memory_async import AsyncMemory
 
 __all__ = ["ErrorHandler", "RunRecorder", "deliver", "log_error"]
 
@@ -118,6 +120,7 @@ class RunRecorder:
         self._outcome: Outcome | None = None  # set by the first finish (or abandon), resolved when it ends
         self._finisher: int | None = None  # the thread running that finish
         self._result: Experience | None = None
+        self._aio: AsyncMemory | None = None  # the async face that made this run (``async with`` finishes there)
         self._feedback = feedback
         self._given: dict[str, Experience] = {}  # the lessons this run was given, by id, in order
 
@@ -211,7 +214,8 @@ class RunRecorder:
 
     def search(self, *, k: int = 5) -> list[Hit]:
         """``Memory.search`` for this run's task, scope and environment; the lessons found count
-        as given to the run. [] when memory fails (``on_error`` hears why)."""
+        as given to the run. [] when memory fails (``on_error`` hears why). Off the event loop:
+        ``await amem.search_for(run)``."""
         try:
             hits = self._memory.search(self.task, scope=self.scope, k=k, env=self._env)
         except Exception as exc:
@@ -229,7 +233,8 @@ class RunRecorder:
         max_tokens: int | None = None,
     ) -> str:
         """``Memory.reference_block`` for this run's task, scope and environment; the lessons in
-        the block count as given to the run. "" when memory fails (``on_error`` hears why)."""
+        the block count as given to the run. "" when memory fails (``on_error`` hears why). Off the
+        event loop: ``await amem.block_for(run)``."""
         try:
             block, shown = self._memory.block_with_hits(
                 self.task,
@@ -367,9 +372,21 @@ class RunRecorder:
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        """Finishes in this thread: in async code, ``async with`` finishes off the event loop."""
         if exc is not None:
             self.fail(exc)
         self.finish()
+
+    async def __aenter__(self) -> RunRecorder:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """As leaving a ``with`` block, with the finish run by the async face's threads."""
+        if exc is not None:
+            self.fail(exc)
+        await (self._aio or self._memory.aio).finish(self)
 
     @property
     def experience(self) -> Experience | None:
