@@ -13,6 +13,7 @@ Records are embedded in the background after they commit (``indexing.Indexer``).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -36,7 +37,8 @@ from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, Handed, count_outc
 from afteraction.indexing import Indexer
 from afteraction.memory_async import AsyncMemory
 from afteraction.model import Experience, Hit, Lesson, Run, Scope, Skill, Status, _check
-from afteraction.recorder import ErrorHandler, RunRecorder, deliver, log_error
+from afteraction.recorder import RunRecorder
+from afteraction.reporting import ErrorHandler, deliver, log_error
 from afteraction.searching import MAX_QUERY_CHARS, query_text, ranked, whole
 from afteraction.settings import api_key, database_url
 from afteraction.store import Store, open_store
@@ -59,8 +61,11 @@ class Memory:
     ``embedder``: the bundled offline embedder by default (when the ``embed`` extra is installed
     and the store keeps vectors), loaded in the background; any ``Embedder``; or None for text
     search only. ``vector_budget``: seconds the vector channel may take per search before search
-    goes on by text alone.
+    goes on by text alone. ``on_error`` may be ``async`` (``afteraction.reporting``).
     """
+
+    #: The event loop the async face was last used from: where an async ``on_error`` runs.
+    _loop: asyncio.AbstractEventLoop | None = None
 
     def __init__(
         self,
@@ -113,7 +118,7 @@ class Memory:
 
     def report(self, exc: BaseException, where: str) -> None:
         """Hand a swallowed failure to ``on_error``; never raises."""
-        deliver(self.on_error, exc, where)
+        deliver(self.on_error, exc, where, self._loop)
 
     # -- recording -----------------------------------------------------------------------
 

@@ -71,6 +71,7 @@ class AsyncMemory:
     # -- the threads ---------------------------------------------------------------------
 
     def _submit(self, lane: str, fn: Callable[[], T]) -> Future[T]:
+        self.sync._loop = asyncio.get_running_loop()  # where an async on_error's reports go
         with self._lock:
             pool = self._pools.get(lane)
             if pool is None:

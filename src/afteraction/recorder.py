@@ -13,7 +13,6 @@ outcome (``afteraction.feedback``).
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
@@ -30,33 +29,13 @@ from afteraction.core.verify import Verifier, is_verdict, verify
 from afteraction.errors import ValidationError
 from afteraction.feedback import feed_back
 from afteraction.model import Attempt, Evidence, Experience, Hit, Run, Scope, Skill, ToolCall, Verdict
+from afteraction.reporting import ErrorHandler, deliver, log_error
 
 if TYPE_CHECKING:
     from afteraction.memory import Memory
     from afteraction.memory_async import AsyncMemory
 
 __all__ = ["ErrorHandler", "RunRecorder", "deliver", "log_error"]
-
-#: Receives every failure that memory swallowed inside an agent, with where it happened.
-ErrorHandler = Callable[[BaseException, str], None]
-
-_log = logging.getLogger("afteraction")
-
-
-def log_error(exc: BaseException, where: str) -> None:
-    """The default ``on_error``: a warning on the ``afteraction`` logger."""
-    vector = where.startswith("search.vector.")  # the text channel still ran
-    _log.warning("afteraction: %s%s: %s", where, "" if vector else " failed, the agent continues without memory", exc)
-
-
-def deliver(handler: ErrorHandler, exc: BaseException, where: str) -> None:
-    """Hand ``exc`` to the host's ``handler``; never raises. A handler that fails itself (a wrong signature, a
-    bug) is logged with the failure it was given, which would otherwise be lost with it."""
-    try:
-        handler(exc, where)
-    except Exception as failure:
-        _log.warning("afteraction: on_error failed (%r) on %s: %r", failure, where, exc)
-
 
 #: What a finish resolves to: the stored Experience, or None.
 Outcome = Future[Experience | None]
@@ -362,7 +341,7 @@ class RunRecorder:
         return clean
 
     def _report(self, exc: BaseException, where: str) -> None:
-        deliver(self._on_error, exc, where)
+        deliver(self._on_error, exc, where, self._memory._loop)
 
     # -- context manager -----------------------------------------------------------------
 
