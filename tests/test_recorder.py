@@ -1,5 +1,5 @@
 """The recorder's finish, once: a finish while another is under way waits for it and returns its
-result (never a None that reads as "no verdict").
+result (never a None that reads as "no verdict"); text is scrubbed at the finish, not while recording.
 
 A slow store is a real one: an SQLite file whose write lock a second connection holds."""
 
@@ -10,6 +10,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 import afteraction as aa
 from afteraction.testing import FixedClock
@@ -85,4 +87,26 @@ def test_an_abandoned_run_finishes_as_none(tmp_path: Path) -> None:
     run = verified(mem)
     run.abandon()
     assert run.finish() is None and mem.lessons(scope=SCOPE) == []
+    mem.close()
+
+
+def test_the_task_and_check_details_are_scrubbed_at_the_finish(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from afteraction.core.sanitize import scrub_text
+
+    scrubbed: list[int] = []
+
+    def counted(text: str) -> str:
+        scrubbed.append(len(text))
+        return scrub_text(text)
+
+    monkeypatch.setattr("afteraction.recorder.scrub_text", counted)
+    mem = open_memory(tmp_path / "m.db")
+    log = f"deploy failed with token={KEY} " + "line of a pasted log " * 2000
+    run = mem.run(f"Fix the deploy: {log}", scope=SCOPE)
+    run.tool("deploy", result="ok")
+    run.check("deployed", passed=True, detail=log)
+    assert scrubbed == [] and run._raw_task is not None  # recording did not scrub
+    stored = run.finish()
+    assert stored is not None and scrubbed and KEY not in stored.task
+    assert KEY not in " ".join(e.detail for e in run.to_run().evidence) and KEY not in run.task
     mem.close()

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from afteraction import arguments
-from afteraction.core.capture import clean_env, clean_experience, clean_run, clean_skill, clean_task
+from afteraction.core.capture import clean_env, clean_experience, clean_run, clean_skill
 from afteraction.core.distill import distill
 from afteraction.core.rank import DEFAULT_WEIGHTS, Weights
 from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout, block_with_hits
@@ -146,7 +146,7 @@ class Memory:
         return RunRecorder(
             self,
             run_id=arguments.run_id(run_id) or f"run_{uuid.uuid4().hex}",
-            task=clean_task(task, self.limits),
+            task=task,  # scrubbed when first read: in the async face's threads, not on the loop
             scope=scope,
             env=clean_env(env),
             verifiers=arguments.verifiers(verify),

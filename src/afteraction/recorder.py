@@ -1,10 +1,10 @@
 """RunRecorder: the direct recording API (``with mem.run(...) as run:``; in async code
 ``async with amem.run(...) as run:``, which finishes in the async face's threads).
 
-Recording is cheap in the agent's thread (an append under a lock); sanitizing, verifying,
-distilling and storing happen once, at ``finish``: a second finish, even one that overlaps
-the first, returns the first's result. Nothing here raises into the agent: every failure
-goes to ``on_error`` and the run simply teaches nothing.
+Recording is cheap in the agent's thread (an append under a lock); sanitizing (the task and
+check details too), verifying, distilling and storing happen once, at ``finish``: a second
+finish, even one that overlaps the first, returns the first's result. Nothing here raises into
+the agent: every failure goes to ``on_error`` and the run simply teaches nothing.
 
 The run also closes the loop for the lessons it was given (``run.reference_block()`` or
 ``run.search()``): when ``finish`` has stored it, each gets this run's verdict as one reuse
@@ -21,7 +21,7 @@ from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from afteraction.core.capture import clean_call, clean_name, clean_skill, clean_text
+from afteraction.core.capture import clean_call, clean_name, clean_skill, clean_task, clean_text
 from afteraction.core.distill import distill
 from afteraction.core.render import Layout
 from afteraction.core.sanitize import Limits, scrub_text, trimmed
@@ -80,7 +80,8 @@ class RunRecorder:
         feedback: bool = True,
     ) -> None:
         self.id = run_id
-        self.task = task
+        self._raw_task: str | None = task  # scrubbed when first read (a worker thread, in the async face)
+        self._task = ""
         self.scope = scope
         self._memory = memory
         self._env = dict(env)
@@ -92,7 +93,7 @@ class RunRecorder:
         self._started_at = started_at
         self._lock = threading.Lock()
         self._attempts: list[_RawAttempt] = [_RawAttempt()]
-        self._evidence: list[Evidence] = []
+        self._checks: list[tuple[str, bool, str]] = []  # name, passed, detail (scrubbed at finish)
         self._abstained = False
         self._attempts_refused = 0
         self._done = False  # no more recording
@@ -102,6 +103,14 @@ class RunRecorder:
         self._aio: AsyncMemory | None = None  # the async face that made this run (``async with`` finishes there)
         self._feedback = feedback
         self._given: dict[str, Experience] = {}  # the lessons this run was given, by id, in order
+
+    @property
+    def task(self) -> str:
+        """The task as stored: whitespace folded, secrets scrubbed, cut at the limit (done at first read)."""
+        raw = self._raw_task
+        if raw is not None:
+            self._task, self._raw_task = clean_task(raw, self._limits), None  # a race computes the same text
+        return self._task
 
     # -- recording (the agent's thread: cheap, never raises) -----------------------------
 
@@ -182,8 +191,7 @@ class RunRecorder:
                 if not is_verdict(passed):  # "false" would be truthy: a failed check stored as a pass
                     raise ValidationError("check.passed", f"must be True, False or None, got {passed!r:.40}")
                 name = clean_name(id)
-                text = "" if detail is None else scrub_text(trimmed(str(detail), 500)[0])[:500]
-                self._evidence.append(Evidence(name, bool(passed), "check", text))
+                self._checks.append((name, bool(passed), "" if detail is None else trimmed(str(detail), 500)[0]))
                 if not passed:
                     self._attempts[-1].failed_checks.append(name)
             except ValidationError as exc:
@@ -305,6 +313,7 @@ class RunRecorder:
     def to_run(self) -> Run:
         """The run as recorded so far, sanitized (secrets redacted, values cut at the limits)."""
         attempts: list[Attempt] = []
+        checks = list(self._checks)
         for index, raw in enumerate(self._attempts):
             calls = tuple(self._sanitized_call(index, n, call) for n, call in enumerate(raw.calls))
             error = None if raw.error is None else clean_text(raw.error, self._limits)
@@ -321,7 +330,7 @@ class RunRecorder:
             env=self._env,
             ended_at=self._memory.now(),
             state="completed",
-            evidence=tuple(self._evidence),
+            evidence=tuple(Evidence(name, passed, "check", scrub_text(text)[:500]) for name, passed, text in checks),
         )
 
     def _sanitized_call(self, attempt: int, n: int, call: _RawCall) -> ToolCall:
