@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import afteraction as aa
+from afteraction import searching
 from afteraction.store import MemoryStore
 from afteraction.vector_channel import REASONS, LazyEmbedder, VectorChannel
 from tests.conformance.builders import NOW, SCOPE, experience
@@ -133,7 +134,8 @@ def test_a_slow_embedder_times_out_within_the_budget() -> None:
     embedder.release()
 
 
-def test_a_recovered_channel_reports_the_next_failure_again() -> None:
+def test_a_recovered_channel_reports_the_next_failure_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(searching, "REPORT_EVERY", 0.0)  # else once a minute at most (tests/test_searching.py)
     reported: list[str] = []
     embedder = Sleepy(0.3, slow=False)
     mem = open_memory(MemoryStore(), embedder, reported, vector_budget=0.05)

@@ -38,6 +38,7 @@ from afteraction.feedback import OUTCOME_ATTEMPTS, Handed
 from afteraction.memory import Memory, _utc_now
 from afteraction.model import Experience, Hit, Lesson, Scope, Status, _check
 from afteraction.recorder import ErrorHandler, log_error
+from afteraction.searching import ChannelNotes
 from afteraction.vector_channel import ChannelStatus
 
 __all__ = ["RemoteMemory"]
@@ -134,7 +135,8 @@ class RemoteMemory(Memory):
         self.block_options = block
         self._clock = clock
         self._indexer = None  # the service indexes what it stores
-        self._last_status = ChannelStatus("not_configured", "a remote memory: the service runs both channels")
+        remote = ChannelStatus("not_configured", "a remote memory: the service runs both channels")
+        self._notes = ChannelNotes(remote, self.report)
 
     def __repr__(self) -> str:
         return f"RemoteMemory({self.url!r})"  # never the key

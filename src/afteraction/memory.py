@@ -32,14 +32,14 @@ from afteraction.core.text import MAX_QUERY_TERMS
 from afteraction.core.verify import Verifier
 from afteraction.core.verify import verify as check_run
 from afteraction.embed.base import AsyncEmbedder, Embedder
-from afteraction.errors import ConfigError, ConflictError, EmbedderError, NotFoundError, ValidationError
+from afteraction.errors import ConfigError, ConflictError, NotFoundError, ValidationError
 from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, Handed, count_outcome, feed_back
 from afteraction.indexing import Indexer
 from afteraction.memory_async import AsyncMemory
 from afteraction.model import Experience, Hit, Lesson, Run, Scope, Skill, Status, _check
 from afteraction.recorder import RunRecorder
 from afteraction.reporting import ErrorHandler, deliver, log_error
-from afteraction.searching import MAX_QUERY_CHARS, query_text, ranked, whole
+from afteraction.searching import MAX_QUERY_CHARS, ChannelNotes, query_text, ranked, whole
 from afteraction.settings import api_key, database_url
 from afteraction.store import Store, open_store
 from afteraction.store.base import VectorStore
@@ -86,8 +86,7 @@ class Memory:
             raise ConfigError(f"clock must be a function returning an aware datetime, got {type(clock).__name__}")
         lazy, why_not = resolve_embedder(store, embedder)
         self._channel = VectorChannel(store, lazy, budget=vector_budget, why_not=why_not)
-        self._last_status = ChannelStatus("not_configured", self._channel.why_not)
-        self._reported: str | None = None
+        self._notes = ChannelNotes(ChannelStatus("not_configured", self._channel.why_not), self.report)
         self.store = store
         self.on_error: ErrorHandler = on_error or log_error
         self.allow_args = arguments.allowed(allow_args)
@@ -212,8 +211,9 @@ class Memory:
 
     @property
     def channel_status(self) -> ChannelStatus:
-        """How the vector channel fared in the last search (``reason`` "ok" when it ran)."""
-        return self._last_status
+        """How the vector channel fared in this thread's last search (``reason`` "ok" when it ran);
+        in a thread that has not searched, in the last search of any thread."""
+        return self._notes.status
 
     def add(self, experience: Experience) -> bool:
         """Store an existing lesson, keeping its id, with any secret in it scrubbed as a recorded
@@ -259,19 +259,8 @@ class Memory:
         hits, status = ranked(
             self.store, self._channel, self.weights, query_text(query), scope=scope, now=now, k=k, env=env
         )
-        self._note(status)
+        self._notes.note(status)
         return hits
-
-    def _note(self, status: ChannelStatus) -> None:
-        """Keep the last status; report a failure of the vector channel once per reason in a row."""
-        self._last_status = status
-        failing = None if status.reason in ("ok", "not_configured", "no_terms") else status.reason
-        if failing is not None and failing != self._reported:
-            self.report(
-                EmbedderError(f"vector channel {failing}: {status.detail}; searching by text only"),
-                f"search.vector.{failing}",
-            )
-        self._reported = failing
 
     def reference_block(
         self,

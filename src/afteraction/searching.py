@@ -4,24 +4,28 @@ The query is embedded while the text search runs (``vector_channel``); the two c
 fused by record and ranked (``core.fusion``, ``core.rank``). When the vector channel does not run,
 the ranking is the text channel's alone. ``ranked`` returns every hit the candidates gave, best
 first, so that the block can go past a record too large for its bounds to the next one.
+``ChannelNotes`` keeps how the channel fared, per thread, and hands its failures to ``on_error``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+import threading
+import time
+from collections.abc import Callable, Mapping
 from datetime import datetime
 
 from afteraction.core.fusion import cosine_bound, fuse
 from afteraction.core.rank import Weights, rank
 from afteraction.core.tasktext import MAX_TASK_CHARS
 from afteraction.core.text import query_terms
+from afteraction.errors import EmbedderError
 from afteraction.model import Hit, Scope
 from afteraction.store import Store
 from afteraction.store.records import settled
 from afteraction.vector_channel import ChannelStatus, VectorChannel
 
-__all__ = ["CANDIDATES", "MAX_QUERY_CHARS", "NO_TERMS", "query_text", "ranked", "whole"]
+__all__ = ["CANDIDATES", "MAX_QUERY_CHARS", "NO_TERMS", "REPORT_EVERY", "ChannelNotes", "query_text", "ranked", "whole"]
 
 #: A query longer than this many characters is cut there (never an error); of what is left, the
 #: first ``MAX_QUERY_TERMS`` content terms are searched and the embedder reads the first 128 tokens.
@@ -31,6 +35,8 @@ CANDIDATES = 30
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: The channel's status for a query with no words to search for: nothing was searched.
 NO_TERMS = ChannelStatus("no_terms", "the query holds no words to search for (blank, stop words or filler)")
+#: Seconds before ``on_error`` hears the same failure of the vector channel again.
+REPORT_EVERY = 60.0
 
 
 def query_text(query: str) -> str:
@@ -74,3 +80,61 @@ def whole(hits: list[Hit]) -> list[Hit]:
     """``hits`` with their records decoded whole: a store may decode its candidates only as far as
     ranking reads them."""
     return [Hit(settled(hit.experience), hit.score, hit.relevance, hit.factors) for hit in hits]
+
+
+class ChannelNotes:
+    """How the vector channel fared, for ``Memory.channel_status``, and its failures for ``report``.
+
+    ``status`` is kept per thread: a thread reads how its own last search fared, whatever other
+    threads searched meanwhile; a thread that has not searched reads the last search of any
+    thread. A failing reason is reported when it starts, not again while it lasts (until a search's
+    channel runs) nor within ``REPORT_EVERY`` seconds of its last report, however concurrent
+    searches interleave; searches that failed so unreported are counted in its next report.
+    """
+
+    def __init__(
+        self,
+        first: ChannelStatus,
+        report: Callable[[BaseException, str], None],
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._last = first
+        self._report = report
+        self._clock = clock
+        self.every = REPORT_EVERY
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._lasting: set[str] = set()
+        self._reported_at: dict[str, float] = {}
+        self._unreported: dict[str, int] = {}
+
+    @property
+    def status(self) -> ChannelStatus:
+        """How this thread's last search fared (before its first, any thread's last)."""
+        found: ChannelStatus | None = getattr(self._local, "status", None)
+        return self._last if found is None else found
+
+    def note(self, status: ChannelStatus) -> None:
+        """Keep ``status`` as this thread's and the last; report it if it is a failure that starts."""
+        self._local.status = self._last = status
+        if status.reason in ("not_configured", "no_terms"):  # the channel did not fail: it had nothing to do
+            return
+        with self._lock:
+            if status.reason == "ok":
+                self._lasting.clear()
+                return
+            reason, now = status.reason, self._clock()
+            last = self._reported_at.get(reason)
+            if reason in self._lasting or (last is not None and now - last < self.every):
+                self._lasting.add(reason)
+                self._unreported[reason] = self._unreported.get(reason, 0) + 1
+                return
+            self._lasting.add(reason)
+            self._reported_at[reason] = now
+            missed = self._unreported.pop(reason, 0)
+        more = f" ({missed} more searches failed so since it was last reported)" if missed else ""
+        self._report(
+            EmbedderError(f"vector channel {reason}: {status.detail}; searching by text only{more}"),
+            f"search.vector.{reason}",
+        )
