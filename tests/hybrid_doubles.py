@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from datetime import datetime
@@ -146,3 +148,44 @@ class TextOnly:
 
     def close(self) -> None:
         self._inner.close()
+
+
+class AsyncConcepts:
+    """An async-only embedder (a coroutine ``aembed``, no ``embed``), as a remote service's client
+    would be: a deterministic toy of meaning, each dimension a concept that several words name, so
+    that "money back request frozen" is near "Refund ticket is stuck in pending" with no word shared.
+    ``hang`` makes every call wait for ever (until cancelled); ``output`` replaces the vectors."""
+
+    model_id = "concepts@1"
+    dimension = 4
+    CONCEPTS = (
+        ("refund", "money", "back", "payment", "paid"),
+        ("stuck", "pending", "frozen", "hangs", "waiting"),
+        ("deploy", "rollout", "release", "pods"),
+        ("certificate", "tls", "expired", "x509"),
+    )
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.cancelled = 0
+        self.hang = False
+        self.output: list[list[float]] | None = None
+        self.loops: set[int] = set()
+
+    async def aembed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls += 1
+        self.loops.add(id(asyncio.get_running_loop()))
+        if self.hang:
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                self.cancelled += 1
+                raise
+        await asyncio.sleep(0)
+        if self.output is not None:
+            return self.output
+        return [self._vector(text) for text in texts]
+
+    def _vector(self, text: str) -> list[float]:
+        words = re.findall(r"[a-z0-9]+", text.lower())
+        return [0.1 + sum(word in concept for word in words) for concept in self.CONCEPTS]

@@ -14,6 +14,7 @@ from afteraction.store import MemoryStore
 from afteraction.vector_channel import REASONS, LazyEmbedder, VectorChannel
 from tests.conformance.builders import NOW, SCOPE, experience
 from tests.hybrid_doubles import (
+    AsyncConcepts,
     BrokenVectors,
     Down,
     Letters,
@@ -236,3 +237,34 @@ def test_a_lone_surrogate_in_a_query_is_not_blamed_on_the_embedder() -> None:
     assert mem.wait_indexed(5)
     assert [hit.id for hit in mem.search("refund \udcff stuck in \ud800 pending", scope=SCOPE)] == ["a"]
     assert mem.channel_status.reason == "ok" and reported == []
+
+
+def test_an_async_only_embedder_indexes_and_finds_by_meaning() -> None:
+    """Found by a tester: an embedder with only a coroutine ``aembed`` was accepted, then every
+    record failed to index and every search went by text ("async only: call aembed")."""
+    reported: list[str] = []
+    embedder = AsyncConcepts()
+    mem = open_memory(MemoryStore(), embedder, reported)
+    mem.add(experience("b", task="Deployment rollout never gets ready", lesson="Raise the probe deadline."))
+    assert mem.wait_indexed(5) and mem.store.missing_vectors("concepts@1") == []
+    query = "money back request frozen"  # no word shared with "Refund ticket is stuck in pending"
+    assert aa.Memory(mem.store, embedder=None, clock=lambda: NOW).search(query, scope=SCOPE) == []
+    assert [hit.id for hit in mem.search(query, scope=SCOPE)] == ["a"]
+    assert mem.channel_status.ok and embedder.calls >= 2 and len(embedder.loops) == 1 and reported == []
+
+
+def test_an_async_only_embedder_that_hangs_is_bounded_by_the_budget() -> None:
+    reported: list[str] = []
+    embedder = AsyncConcepts()
+    mem = open_memory(MemoryStore(), embedder, reported, vector_budget=0.1)
+    assert mem.wait_indexed(5)
+    embedder.hang = True
+    start = time.perf_counter()
+    assert search_twice(mem) == ["a"]
+    assert time.perf_counter() - start < 2 * 0.1 + 0.5
+    assert mem.channel_status.reason == "timeout"
+    assert vector_reports(reported) == ["search.vector.timeout"]
+    deadline = time.monotonic() + 2
+    while embedder.cancelled < 2 and time.monotonic() < deadline:  # each coroutine is cancelled: no thread held
+        time.sleep(0.01)
+    assert embedder.cancelled == 2

@@ -44,6 +44,7 @@ from typing import Any, Literal, get_args
 
 from afteraction.embed.base import AsyncEmbedder, Checked, Embedder
 from afteraction.embed.forking import at_fork, renewed
+from afteraction.embed.loop import Overdue
 from afteraction.errors import AfterActionError, ConfigError, EmbedderError, StoreError, ValidationError
 from afteraction.model import Candidate, Scope
 from afteraction.query_pool import POOL, QueueFull, TooLate
@@ -315,10 +316,17 @@ class VectorChannel:
             embedder = self.embedder.get(wait=0.8 * left)  # just after open: wait for the load
         except EmbedderError as exc:
             raise _Unavailable("provider_unavailable", str(exc)) from exc
-        return self._embed_and_search(embedder, scope, text, now, limit, min_confidence)
+        return self._embed_and_search(embedder, scope, text, now, limit, min_confidence, deadline)
 
     def _embed_and_search(
-        self, embedder: Checked, scope: Scope, text: str, now: datetime, limit: int, min_confidence: float
+        self,
+        embedder: Checked,
+        scope: Scope,
+        text: str,
+        now: datetime,
+        limit: int,
+        min_confidence: float,
+        deadline: float,
     ) -> list[Candidate]:
         assert self.store is not None
         reported = getattr(embedder.inner, "model_id", embedder.model_id)
@@ -328,8 +336,11 @@ class VectorChannel:
                 f"the embedder now reports model {reported!r}, not {embedder.model_id!r}: vectors not compared",
             )
         try:
-            [vector] = embedder.embed([text])
+            [vector] = embedder.embed([text], timeout=max(0.001, deadline - time.perf_counter()))
         except EmbedderError as exc:
+            if isinstance(exc.__cause__, Overdue):  # an async embedder's coroutine, cancelled at the deadline
+                detail = f"embedding took over {self.budget * 1000:.0f} ms (the embedder's coroutine was cancelled)"
+                raise _Unavailable("timeout", detail) from exc
             reason: Reason = "dimension_mismatch" if " has length " in str(exc) else "provider_unavailable"
             raise _Unavailable(reason, str(exc)) from exc
         except AfterActionError as exc:

@@ -3,7 +3,8 @@
 - ``Embedder``: the protocol (``model_id``, ``dimension``, ``embed(texts)``); ``AsyncEmbedder`` for
   embedders with a native ``aembed``; ``aembed(embedder, texts)`` calls either from async code.
 - ``Checked(embedder)``: validates and unit-normalizes every output, and turns any failure into
-  ``EmbedderError``; ``check_vectors`` is that check on its own.
+  ``EmbedderError``; ``check_vectors`` is that check on its own. An async-only embedder's ``embed``
+  runs its coroutine on a private event loop (``afteraction.embed.loop``).
 - ``MiniLM``: the bundled offline default (all-MiniLM-L6-v2, int8 ONNX, 384 dimensions, re-quantized
   for int8 compute on first use: ``afteraction.embed.quantize``), needing the ``embed`` extra;
   ``default_embedder()`` is one shared, lazily loaded ``Checked(Adapted(MiniLM()))``: MiniLM through

@@ -19,9 +19,22 @@ import numbers
 from collections.abc import Iterable, Sequence
 from typing import Protocol, cast, runtime_checkable
 
+from afteraction.embed.loop import LoopThread
 from afteraction.errors import ConfigError, EmbedderError, ValidationError
 
-__all__ = ["AsyncEmbedder", "Checked", "Embedder", "aembed", "check_texts", "check_vectors", "count_setting"]
+__all__ = [
+    "ASYNC_TIMEOUT",
+    "AsyncEmbedder",
+    "Checked",
+    "Embedder",
+    "aembed",
+    "check_texts",
+    "check_vectors",
+    "count_setting",
+]
+
+#: Seconds ``Checked.embed`` waits for an async-only embedder's coroutine when no timeout is given.
+ASYNC_TIMEOUT = 60.0
 
 
 @runtime_checkable
@@ -148,7 +161,9 @@ class Checked:
     ``ConfigError`` if unusable). Each call validates the batch of texts, returns ``[]`` for an empty
     batch without calling the inner embedder, turns any exception the inner embedder raises into an
     ``EmbedderError`` (the original as its ``__cause__``), and passes the output through
-    ``check_vectors``. An async-only inner embedder serves ``aembed`` only.
+    ``check_vectors``. An async-only inner embedder (a coroutine ``aembed``, no ``embed``) serves
+    ``embed`` too: its coroutine runs on a private event loop in a daemon thread of the wrapper
+    (``embed.loop``), cancelled after ``timeout`` seconds (``ASYNC_TIMEOUT`` when not given).
     """
 
     def __init__(self, embedder: Embedder | AsyncEmbedder) -> None:
@@ -167,6 +182,7 @@ class Checked:
         self.inner = embedder
         self.model_id: str = model_id
         self.dimension: int = dimension
+        self._loop = None if callable(getattr(embedder, "embed", None)) else LoopThread("afteraction-aembed")
 
     def __repr__(self) -> str:
         return f"Checked({self.inner!r})"
@@ -174,15 +190,19 @@ class Checked:
     def _fail(self, exc: Exception) -> EmbedderError:
         return EmbedderError(f"embedder {self.model_id!r} failed: {_describe(exc)}")
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Embed ``texts``: one unit vector each, or ``EmbedderError``."""
+    def embed(self, texts: Sequence[str], *, timeout: float | None = None) -> list[list[float]]:
+        """Embed ``texts``: one unit vector each, or ``EmbedderError``. ``timeout`` bounds an
+        async-only embedder's coroutine (its ``__cause__`` is then ``Overdue``); a blocking
+        ``embed`` cannot be interrupted and runs to its end."""
         batch = check_texts(texts)
         if not batch:
             return []
-        if not isinstance(self.inner, Embedder):
-            raise ConfigError(f"embedder {self.model_id!r} is async only: call aembed")
         try:
-            raw: object = self.inner.embed(batch)
+            if self._loop is None:
+                raw: object = cast("Embedder", self.inner).embed(batch)
+            else:
+                inner = cast("AsyncEmbedder", self.inner)
+                raw = self._loop.run(lambda: inner.aembed(batch), ASYNC_TIMEOUT if timeout is None else timeout)
         except EmbedderError:
             raise
         except Exception as exc:
