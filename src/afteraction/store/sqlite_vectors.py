@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from afteraction.errors import StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Scope
 from afteraction.store._sql import scope_predicate
+from afteraction.store.vector_check import differs
 from afteraction.store.vector_index import (
     AnnIndex,
     ExactIndex,
@@ -44,7 +45,7 @@ from afteraction.store.vector_index import (
     load_numpy,
     usearch_available,
 )
-from afteraction.store.vector_scoring import AMONG, best, matrix, records
+from afteraction.store.vector_scoring import best, matrix, records
 
 if TYPE_CHECKING:
     from afteraction.store.vector_index import Floats
@@ -56,7 +57,6 @@ log = logging.getLogger("afteraction.store")
 GROWTH = 8
 EXACT_AFTER = 4_096
 BUILD_CHUNK = 8_192
-SAMPLE = 16
 _ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
 
 _CURRENT = (
@@ -210,40 +210,13 @@ class VectorSearch:
         if entry.watermark > top:
             return f"its watermark {entry.watermark} is past the database's {top}"
         assert isinstance(entry.index, AnnIndex)
-        np = load_numpy()
-        rows = self._sample(db, entry)
-        if rows:
-            keys = [pk for pk, _ in rows]
-            held = entry.index.vectors(keys)
-            present = np.asarray(entry.index.index.contains(np.asarray(keys, dtype=np.uint64)), dtype=bool)
-            stored = matrix(np, [blob for _, blob in rows], entry.dimension)
-            for key, there, mine, theirs in zip(keys, present.reshape(-1), held, stored, strict=True):
-                if not there or not np.allclose(mine, theirs, atol=2e-3):
-                    return f"its vector of record pk {key} differs from the database's"
+        reason = differs(db, entry.index, entry.tenant, entry.model, entry.watermark)
+        if reason:
+            return reason
         self._catch_up(db, entry)
         if len(entry.index) != count:
             return f"it holds {len(entry.index)} vectors where the database has {count}"
         return ""
-
-    @staticmethod
-    def _sample(db: sqlite3.Connection, entry: _Entry) -> list[tuple[int, bytes]]:
-        """Up to ``SAMPLE`` stored (pk, vector) rows the index must hold: the first in key order
-        and some spread over the records' pks (seeks only: no scan of the table)."""
-        low, high = db.execute("SELECT min(pk), max(pk) FROM experiences").fetchone()
-        spread = sorted({low + (high - low) * i // 255 for i in range(256)}) if low is not None else []
-        sql = (
-            "SELECT e.pk, v.vector FROM experiences AS e JOIN vectors AS v ON v.tenant = e.tenant AND v.id = e.id "
-            "AND v.model = ? WHERE e.tenant = ? AND v.seq <= ? AND {where} LIMIT ?"
-        )
-        params = (entry.model, entry.tenant, entry.watermark)
-        rows = db.execute(sql.format(where=AMONG), (*params, json.dumps(spread), SAMPLE)).fetchall()
-        first = db.execute(sql.format(where="1"), (*params, SAMPLE // 2)).fetchall()
-        # the newest the index says it holds: after a restored database took new writes, these seqs and pks are
-        # reused by other records, which only these rows show
-        newest = db.execute(
-            sql.format(where="1").replace("LIMIT ?", "ORDER BY v.seq DESC LIMIT ?"), (*params, SAMPLE // 2)
-        ).fetchall()
-        return list(dict(rows + first + newest).items())
 
     def _catch_up(self, db: sqlite3.Connection, entry: _Entry) -> None:
         rows = db.execute(
