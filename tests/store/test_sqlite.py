@@ -107,12 +107,17 @@ def test_a_blank_database_migrates_to_the_expected_schema(tmp_path: Path) -> Non
 
 def test_wal_and_connection_pragmas(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "store.db")
-    db = store._db
-    assert db is not None
-    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
-    assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-    assert db.execute("PRAGMA busy_timeout").fetchone()[0] == sqlite_module.BUSY_TIMEOUT_MS
+    with store._connections.writer() as writer:  # the writer
+        db = writer.db
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+        assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert db.execute("PRAGMA busy_timeout").fetchone()[0] == sqlite_module.BUSY_TIMEOUT_MS
+        assert db.execute("PRAGMA query_only").fetchone()[0] == 0
+    with store._reading() as db:  # a reader
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("PRAGMA busy_timeout").fetchone()[0] == sqlite_module.BUSY_TIMEOUT_MS
+        assert db.execute("PRAGMA query_only").fetchone()[0] == 1
     store.close()
     assert pragma(tmp_path / "store.db", "journal_mode") == "wal"  # persistent in the file
 

@@ -39,9 +39,8 @@ def test_a_narrowed_search_scores_exactly_and_fills_from_common_terms(
     exact_top = store.search_text(SCOPE, terms, now=NOW, limit=2)
     monkeypatch.setattr(sqlite_terms, "BUDGET", (1, 1))
     monkeypatch.setattr(sqlite_terms, "PER_RESULT", 0)
-    db = store._db
-    assert db is not None
-    assert store._split(db, search_stems(terms), 50) == (["idempot"], ["refund", "retri"])
+    with store._connections.reading() as held:
+        assert store._split(held, search_stems(terms), 50) == (["idempot"], ["refund", "retri"])
 
     narrowed = store.search_text(SCOPE, terms, now=NOW)  # three rare rows, then the common ones
     assert [c.experience.id for c in narrowed] == [c.experience.id for c in exact]
@@ -126,14 +125,13 @@ def test_the_term_counts_that_narrow_a_search_follow_writes_of_any_connection(
     writer.put_many([experience(f"r{i}", task="Refund retry loop", lesson="Back off.") for i in range(4)])
     writer.put(experience("lock", task="Refund lock held", lesson="Wait for the lock."))
     terms = ["refund", "lock"]
-    db = reader._db
-    assert db is not None
-    reader.search_text(SCOPE, terms, now=NOW)
-    assert reader._split(db, search_stems(terms), 50) == (["lock"], ["refund"])
-    writer.put_many([experience(f"l{i}", task="Lock contention", lesson="Lock wait.") for i in range(9)])
-    assert reader._split(db, search_stems(terms), 50) == (["refund"], ["lock"])  # another connection wrote
-    reader.put_many([experience(f"f{i}", task="Refund failed", lesson="Refund again.") for i in range(9)])
-    assert reader._split(db, search_stems(terms), 50) == (["lock"], ["refund"])  # and its own writes
+    with reader._connections.reading() as held:  # one read connection of ``reader``, and its counts
+        reader.search_text(SCOPE, terms, now=NOW)
+        assert reader._split(held, search_stems(terms), 50) == (["lock"], ["refund"])
+        writer.put_many([experience(f"l{i}", task="Lock contention", lesson="Lock wait.") for i in range(9)])
+        assert reader._split(held, search_stems(terms), 50) == (["refund"], ["lock"])  # another store wrote
+        reader.put_many([experience(f"f{i}", task="Refund failed", lesson="Refund again.") for i in range(9)])
+        assert reader._split(held, search_stems(terms), 50) == (["lock"], ["refund"])  # and its own writer
     found = {c.experience.id for c in reader.search_text(SCOPE, terms, now=NOW, limit=100)}
     assert found == {"lock", *(f"r{i}" for i in range(4)), *(f"l{i}" for i in range(9)), *(f"f{i}" for i in range(9))}
     reader.close()

@@ -1,8 +1,9 @@
 """SQLiteStore: one embedded database file (WAL), zero servers.
 
-One connection guarded by a lock (opened by ``sqlite_connection``); every write runs in
-``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error. The schema and its migrations live
-in ``sqlite_schema``.
+One writing connection under a lock, and reads on connections of their own beside it (WAL), so
+reads and writes of one process never wait for each other (``sqlite_access``); every write runs
+in ``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error. The schema and its migrations
+live in ``sqlite_schema``.
 
 Search is FTS5 BM25 (task weighted 2) over the Snowball stems of task, summary and lesson, with
 scope and eligibility in the same SQL statement. On a large table a query is narrowed to the
@@ -14,9 +15,8 @@ document frequencies that weigh each term.
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -29,8 +29,8 @@ from afteraction.store import records, sqlite_terms, vector_table
 from afteraction.store import sqlite_vectors as vectors
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
 from afteraction.store.base import Candidate, StoredVector, VectorModelInfo, check_names, check_page
+from afteraction.store.sqlite_access import Connections, Held
 from afteraction.store.sqlite_connection import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS  # sqlite_events reads it here
-from afteraction.store.sqlite_connection import connect, locked
 
 __all__ = ["SQLiteStore"]
 
@@ -110,14 +110,12 @@ class SQLiteStore:
 
     def __init__(self, path: str | Path, *, vector_index: vectors.IndexPolicy | None = None) -> None:
         self.path = str(path) if str(path) == ":memory:" else Path(path).expanduser()
-        self._lock = threading.Lock()
         self._decode = Decoder(str(self.path))
         self._scopes = records.ScopeCache()
-        self._counts = sqlite_terms.TermCounts()
-        self._db: sqlite3.Connection | None = connect(self.path)
         self.vectors = vectors.VectorSearch(
             self.path if isinstance(self.path, Path) else None, self._reading, vector_index
         )
+        self._connections = Connections(self.path, forked=self.vectors.after_fork)
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
@@ -125,43 +123,26 @@ class SQLiteStore:
     def _searched(self, row: tuple[Any, ...]) -> Experience:
         return records.searched(self._decode, self._scopes, row)
 
-    # transactions
+    # transactions (see sqlite_access)
 
     @contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            db = self._connection()
-            try:
-                yield db
-            except sqlite3.Error as exc:
-                raise self._failure(exc) from exc
+        """A read connection, each statement its own snapshot."""
+        with self._connections.reading() as held:
+            yield held.db
 
     @contextmanager
-    def _writing(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            db = self._connection()
-            try:
-                db.execute("BEGIN IMMEDIATE")
-                self._counts.clear()  # term counts of the text search (data_version misses our own commits)
-                yield db
-                db.execute("COMMIT")
-            except BaseException as exc:
-                if db.in_transaction:
-                    with suppress(sqlite3.Error):  # the original error is the one to report
-                        db.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.Error):
-                    raise self._failure(exc) from exc
-                raise
+    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read connection, every statement of the block in one snapshot."""
+        with self._connections.snapshot() as held:
+            yield held.db
 
-    def _connection(self) -> sqlite3.Connection:
-        if self._db is None:
-            raise StoreError(f"the store at {self.path} is closed")
-        return self._db
+    def _writing(self) -> AbstractContextManager[sqlite3.Connection]:
+        return self._connections.writing()
 
-    def _failure(self, exc: sqlite3.Error) -> StoreError:
-        if locked(exc):
-            return StoreError(f"{self.path} stayed locked by another writer for {BUSY_TIMEOUT_MS} ms: {exc}")
-        return StoreError(f"the SQLite store at {self.path} failed: {exc}")
+    def _configure(self, *pragmas: str) -> None:
+        """Set ``PRAGMA``s of the writing connection."""
+        self._connections.configure(*pragmas)
 
     # writes
 
@@ -221,46 +202,41 @@ class SQLiteStore:
         where, params = _scope_sql(scope)
         sql = _SEARCH.format(scope=where)
         tail = (*params, min_confidence, micros(now), limit)
-        with self._reading() as db:
-            db.execute("BEGIN")  # one snapshot for every statement below
-            try:
-                rare, common = self._split(db, stems, limit)
-                if not common or sqlite_terms.heavy(db, self._counts, stems):
-                    rows = self._best(db, where, rare, tail)
-                    if common and len(rows) < limit:
-                        rest = db.execute(sql, (f"{_any(common)} NOT {_any(rare)}", *tail)).fetchall()
-                        rows = rows + rest[: limit - len(rows)]
-                else:
-                    # The rows holding a rare term, scored on every term: those that also hold a common
-                    # one, and those that hold none (a term a row lacks adds exactly 0 to its BM25, so
-                    # both are scored as one query would). Two queries, not one that matches every row
-                    # (the anchor) and so makes BM25 count every row for that term's document frequency.
-                    both = db.execute(sql, (f"{_any(rare)} AND {_any(common)}", *tail)).fetchall()
-                    only = db.execute(sql, (f"{_any(rare)} NOT {_any(common)}", *tail)).fetchall()
-                    rows = sorted(both + only, key=lambda found: (found[-2], found[-3]))[:limit]
-                    if len(rows) < limit:
-                        rest = db.execute(sql, (f"{_any(common)} NOT {_any(rare)}", *tail)).fetchall()
-                        rows = sorted(rows + rest, key=lambda found: found[-2])[:limit]
-            finally:
-                if db.in_transaction:  # only read: ending it either way releases the snapshot
-                    with suppress(sqlite3.Error):
-                        db.execute("ROLLBACK")
+        with self._connections.snapshot() as held:  # one snapshot for every statement below
+            db = held.db
+            rare, common = self._split(held, stems, limit)
+            if not common or sqlite_terms.heavy(db, held.counts, stems):
+                rows = self._best(held, where, rare, tail)
+                if common and len(rows) < limit:
+                    rest = db.execute(sql, (f"{_any(common)} NOT {_any(rare)}", *tail)).fetchall()
+                    rows = rows + rest[: limit - len(rows)]
+            else:
+                # The rows holding a rare term, scored on every term: those that also hold a common
+                # one, and those that hold none (a term a row lacks adds exactly 0 to its BM25, so
+                # both are scored as one query would). Two queries, not one that matches every row
+                # (the anchor) and so makes BM25 count every row for that term's document frequency.
+                both = db.execute(sql, (f"{_any(rare)} AND {_any(common)}", *tail)).fetchall()
+                only = db.execute(sql, (f"{_any(rare)} NOT {_any(common)}", *tail)).fetchall()
+                rows = sorted(both + only, key=lambda found: (found[-2], found[-3]))[:limit]
+                if len(rows) < limit:
+                    rest = db.execute(sql, (f"{_any(common)} NOT {_any(rare)}", *tail)).fetchall()
+                    rows = sorted(rows + rest, key=lambda found: found[-2])[:limit]
         return [Candidate(self._searched(row), -row[-2], frozenset(row[-1].split())) for row in rows]
 
-    def _best(self, db: sqlite3.Connection, where: str, stems: list[str], tail: tuple[Any, ...]) -> list[Any]:
+    def _best(self, held: Held, where: str, stems: list[str], tail: tuple[Any, ...]) -> list[Any]:
         """The search for any of ``stems``. When they hold very many rows, first over the best
         ``CAPPED`` of them by BM25 alone: if that gives the ``limit`` rows asked, they are exactly
         the best the scope may use (any other row of the scope scores worse than all of them)."""
-        match = _any(stems)
-        if sqlite_terms.many(db, self._counts, stems):
+        match, db = _any(stems), held.db
+        if sqlite_terms.many(db, held.counts, stems):
             capped = _SEARCH_CAPPED.format(scope=where)
             rows = db.execute(capped, (match, sqlite_terms.CAPPED, *tail)).fetchall()
             if len(rows) >= tail[-1]:
                 return rows
         return db.execute(_SEARCH.format(scope=where), (match, *tail)).fetchall()
 
-    def _split(self, db: sqlite3.Connection, stems: list[str], limit: int) -> tuple[list[str], list[str]]:
-        return sqlite_terms.split(db, self._counts, stems, limit)
+    def _split(self, held: Held, stems: list[str], limit: int) -> tuple[list[str], list[str]]:
+        return sqlite_terms.split(held.db, held.counts, stems, limit)
 
     def lessons(
         self,
@@ -283,7 +259,7 @@ class SQLiteStore:
             return int(db.execute(f"SELECT count(*) FROM experiences AS e WHERE {where}", params).fetchone()[0])
 
     def iter_all(self, tenant: str | None = None) -> Iterator[Experience]:
-        """Pages of rows in (tenant, id) order; the lock is not held between pages."""
+        """Pages of rows in (tenant, id) order; no connection is held between pages."""
         last: tuple[str, str] = (tenant or "", "")
         tenant_sql = "" if tenant is None else "tenant = ? AND "
         sql = (
@@ -320,16 +296,10 @@ class SQLiteStore:
     ) -> list[Candidate]:
         if limit <= 0:
             return []
-        with self._reading() as db:
-            db.execute("BEGIN")  # one snapshot: the index catches up to the rows the filter reads
-            try:
-                found = self.vectors.search(
-                    db, scope, model, vector, now=micros(now), limit=limit, min_confidence=min_confidence
-                )
-            finally:
-                if db.in_transaction:
-                    with suppress(sqlite3.Error):
-                        db.execute("ROLLBACK")
+        with self._snapshot() as db:  # one snapshot: the index catches up to the rows the filter reads
+            found = self.vectors.search(
+                db, scope, model, vector, now=micros(now), limit=limit, min_confidence=min_confidence
+            )
         return [Candidate(self._searched(row), 0.0, frozenset(row[-2].split()), row[-1]) for row in found]
 
     def missing_vectors(
@@ -339,16 +309,10 @@ class SQLiteStore:
         the mark forward at the end of a pass (a short page), so that finding nothing to do in a
         fully indexed store is a few index seeks."""
         move = None
-        with self._reading() as db:
-            db.execute("BEGIN")  # one snapshot for the page and the mark
-            try:
-                found = vector_table.missing(db, model, limit, tenant, after)
-                if tenant is None and len(found) < limit:
-                    move = vector_table.next_mark(db, model, nothing_left=not found and after is None)
-            finally:
-                if db.in_transaction:
-                    with suppress(sqlite3.Error):
-                        db.execute("ROLLBACK")
+        with self._snapshot() as db:  # one snapshot for the page and the mark
+            found = vector_table.missing(db, model, limit, tenant, after)
+            if tenant is None and len(found) < limit:
+                move = vector_table.next_mark(db, model, nothing_left=not found and after is None)
         if move is not None and move[1] > move[0]:
             with self._writing() as db:
                 vector_table.move_mark(db, model, move[1])
@@ -365,11 +329,8 @@ class SQLiteStore:
         """Bring the vector index of ``model`` (of each tenant, or one) up to date now and save
         it beside the database: an ANN index is built when ``rebuild`` or when one is due
         (``IndexPolicy.ann_from``) and none valid is saved. One state per tenant with vectors."""
-        with self._reading() as db:
-            sql = "SELECT DISTINCT tenant FROM vectors WHERE model = ? ORDER BY tenant"
-            tenants = [tenant] if tenant is not None else [t for (t,) in db.execute(sql, (model,))]
-            states = [self.vectors.refresh(db, t, model, rebuild=rebuild) for t in tenants]
-        return [state for state in states if state is not None]
+        with self._snapshot() as db:
+            return self.vectors.build(db, model, tenant, rebuild=rebuild)
 
     def vector_models(self, *, tenant: str | None = None) -> list[VectorModelInfo]:
         check_names(None, tenant)
@@ -388,11 +349,8 @@ class SQLiteStore:
 
     def close(self) -> None:
         self.vectors.stop()  # a background index build is abandoned: the next process rebuilds it
-        with self._lock:
-            if self._db is not None:
-                with suppress(OSError, StoreError):
-                    self.vectors.close(self._db)
-                with suppress(sqlite3.Error):  # closing anyway
-                    self._db.execute("PRAGMA optimize")
-                self._db.close()
-                self._db = None
+        self._connections.close(self._save_indexes)
+
+    def _save_indexes(self, db: sqlite3.Connection) -> None:
+        with suppress(OSError, StoreError):
+            self.vectors.close(db)

@@ -1,4 +1,5 @@
-"""Opening the SQLite store's connection: the file checked, switched to WAL, tuned and migrated.
+"""Opening the SQLite store's connections: the writer's (the file checked, switched to WAL, tuned
+and migrated) and, after it, the readers' (tuned, ``query_only``).
 
 The driver never opens a transaction by itself (``isolation_level=None``).
 """
@@ -12,7 +13,7 @@ from pathlib import Path
 from afteraction.errors import StoreError
 from afteraction.store.sqlite_schema import MIGRATIONS, check_content, check_file, inspect, migrate
 
-__all__ = ["BUSY_TIMEOUT_MS", "connect", "locked"]
+__all__ = ["BUSY_TIMEOUT_MS", "connect", "connect_reader", "locked"]
 
 BUSY_TIMEOUT_MS = 5_000
 _PRAGMAS = ("synchronous = NORMAL", "foreign_keys = ON", "cache_size = -32000", "temp_store = MEMORY")
@@ -85,6 +86,25 @@ def connect(path: str | Path) -> sqlite3.Connection:
         db.execute("PRAGMA mmap_size = 268435456")
         if version < len(MIGRATIONS):  # the write lock only when there is something to migrate: a long write of
             migrate(db, where)  # another process (an import) would otherwise keep every reader from opening
+    except sqlite3.DatabaseError as exc:
+        raise _failed(db, where, exc) from exc
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def connect_reader(path: Path) -> sqlite3.Connection:
+    """A connection that only reads the store at ``path``, which ``connect`` opened before (so the
+    file is checked, in WAL and migrated)."""
+    where = str(path)
+    db = _open(where)
+    try:
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.execute("PRAGMA query_only = ON")
+        for pragma in _PRAGMAS:
+            db.execute(f"PRAGMA {pragma}")
+        db.execute("PRAGMA mmap_size = 268435456")
     except sqlite3.DatabaseError as exc:
         raise _failed(db, where, exc) from exc
     except BaseException:

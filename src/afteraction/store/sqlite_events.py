@@ -1,6 +1,6 @@
 """SQLiteEvents: the ``EventStore`` in the same SQLite file as the lessons.
 
-It shares the ``SQLiteStore``'s one connection and lock, so one process has one writer. The
+It shares the ``SQLiteStore``'s connections: its writer (so one process has one) and its readers. The
 tables are those of migrations m003_events and m005_event_reads: ``events`` (unique per tenant
 and id), ``sessions`` (one row per session, kept current by the ingest) and ``event_counts``.
 The rules it keeps are those of ``afteraction.store.events``.
@@ -87,7 +87,7 @@ class _Checkpointer:
 
 
 class _Reader:
-    """Session lookups of one tenant under the store's lock (one consistent view for a walk)."""
+    """Session lookups of one tenant in one read snapshot (one consistent view for a walk)."""
 
     def __init__(self, db: sqlite3.Connection, tenant: str) -> None:
         self._db, self._tenant = db, tenant
@@ -128,11 +128,10 @@ class SQLiteEvents(ReadsThroughReader):
     def __init__(self, store: SQLiteStore, *, checkpoint_every: float | None = None) -> None:
         self.store = store
         self._checkpointer: _Checkpointer | None = None
-        with store._reading() as db:
-            db.execute("PRAGMA synchronous = FULL")
-            if checkpoint_every is not None and isinstance(store.path, Path):
-                db.execute("PRAGMA wal_autocheckpoint = 0")
-                self._checkpointer = _Checkpointer(store.path, checkpoint_every)
+        store._configure("synchronous = FULL")
+        if checkpoint_every is not None and isinstance(store.path, Path):
+            store._configure("wal_autocheckpoint = 0")
+            self._checkpointer = _Checkpointer(store.path, checkpoint_every)
 
     def close(self) -> None:
         if self._checkpointer is not None:
@@ -177,7 +176,7 @@ class SQLiteEvents(ReadsThroughReader):
 
     @contextmanager
     def reading(self, tenant: str) -> Iterator[SessionReader]:
-        with self.store._reading() as db:
+        with self.store._snapshot() as db:
             yield _Reader(db, tenant)
 
     def session(self, tenant: str, id: str) -> Session | None:

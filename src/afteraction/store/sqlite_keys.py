@@ -1,7 +1,7 @@
 """SQLiteKeys: API keys in the same SQLite file as the lessons and events (table ``api_keys``).
 
-It shares the ``SQLiteStore``'s one connection and lock. Instants are integer microseconds, as
-everywhere in the file.
+It shares the ``SQLiteStore``'s connections (one writer, readers beside it). Instants are integer
+microseconds, as everywhere in the file.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """SQLiteSpans: the span buffer (``afteraction.store.spans``) in the SQLite file of the events,
-table ``otlp_spans`` (migration m008). It shares the ``SQLiteStore``'s one connection and lock.
-Times are Unix seconds (REAL), as the caller gives them."""
+table ``otlp_spans`` (migration m008). It shares the ``SQLiteStore``'s connections (one writer,
+readers beside it). Times are Unix seconds (REAL), as the caller gives them."""
 
 from __future__ import annotations
 

@@ -5,8 +5,10 @@ term would cost more than the query is worth. ``split`` sorts the query's stems 
 hold each and keeps the rarest while their postings fit a budget (a tenth of the table, within
 ``BUDGET``) or are fewer than ``PER_RESULT`` per result asked; ``SQLiteStore.search_text`` lets
 those choose the rows and scores them on every term. Counting a stem's rows reads its whole
-posting list, so ``TermCounts`` keeps the counts until the database changes: a commit of the
-store's own connection (it calls ``clear``) or of another (``PRAGMA data_version``).
+posting list, so ``TermCounts`` (one per connection that reads) keeps the counts until the
+database changes: a commit of another connection (``PRAGMA data_version`` of the reading one), the
+store's writer included, or of the reading connection itself when it is also the writer
+(``:memory:``; the writer calls ``clear``: data_version misses a connection's own commits).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ CAPPED = 2_000
 
 
 class TermCounts:
-    """Rows per stem, as of the database's current version (used under the store's lock)."""
+    """Rows per stem, as of the database's current version, of one connection (used by one read at a time)."""
 
     def __init__(self) -> None:
         self._counts: dict[str, int] = {}

@@ -13,6 +13,10 @@
   (searches stay exact meanwhile) and saved beside the database. A saved index is used only if
   its manifest, size, checksum, dimension, model, watermark, a sample of its vectors and, after
   catching up, its count all agree with SQLite; otherwise it is rebuilt (``reason`` says why).
+- **Threads**: the indexes have a lock of their own, held by a search (after the query's
+  embedding), a build's catch-up and swap, ``forget`` and ``close``; not by the store's writes.
+  A search's snapshot starts under it (its first statement reads ``max(seq)``), so the
+  snapshots the indexes catch up to only move forward, whichever read connection each came on.
 - **Dropping a model** (``forget``): its entries leave ``entries`` (a background build of one
   then finishes without swapping in or saving) and its files are removed. Another process
   notices at its next search of the model (no rows: its entry goes) and at close (an index
@@ -92,17 +96,23 @@ Reading = Callable[[], AbstractContextManager[sqlite3.Connection]]
 
 
 class VectorSearch:
-    """The per-(tenant, model) indexes of one SQLite store. Every method that takes ``db`` runs
-    under the store's lock, inside one read snapshot; the background build takes the lock
-    through ``reading`` only to read rows and to swap its index in."""
+    """The per-(tenant, model) indexes of one SQLite store. Every public method that takes ``db``
+    runs inside one read snapshot that it starts, under ``lock``; the background build reads
+    rows through ``reading`` (a read connection of its own) to catch up and swap its index in."""
 
     def __init__(self, database: Path | None, reading: Reading, policy: IndexPolicy | None = None) -> None:
         self.database = database
         self.reading = reading
         self.policy = policy or IndexPolicy()
         self.entries: dict[tuple[str, str], _Entry] = {}
+        self.lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
+
+    def after_fork(self) -> None:
+        """In a forked child: the parent's indexes and builds are left behind (a thread of the
+        parent may have been changing one), and are loaded again from the files and SQLite."""
+        self.entries, self.lock, self._threads, self._stopping = {}, threading.Lock(), [], threading.Event()
 
     def search(
         self,
@@ -121,6 +131,14 @@ class VectorSearch:
             query = np.asarray(vector, dtype=np.float32).reshape(-1)
         except (TypeError, ValueError) as exc:
             raise ValidationError("vector", f"must be a sequence of numbers ({exc})") from None
+        with self.lock:
+            return self._search(db, query, scope, model, now=now, limit=limit, min_confidence=min_confidence)
+
+    def _search(
+        self, db: sqlite3.Connection, query: Floats, scope: Scope, model: str, *, now: int, limit: int,
+        min_confidence: float,
+    ) -> list[tuple[Any, ...]]:  # fmt: skip
+        np = load_numpy()
         entry = self.sync(db, scope.tenant, model)
         if entry is None:
             return []
@@ -167,7 +185,7 @@ class VectorSearch:
     # keeping in step
 
     def sync(self, db: sqlite3.Connection, tenant: str, model: str, *, build: bool = True) -> _Entry | None:
-        """The index of (tenant, model), brought up to the database's current rows."""
+        """The index of (tenant, model), brought up to the database's current rows (under ``lock``)."""
         key = (tenant, model)
         top = db.execute("SELECT max(seq) FROM vectors WHERE tenant = ? AND model = ?", key).fetchone()[0]
         entry = self.entries.get(key)
@@ -260,7 +278,7 @@ class VectorSearch:
         """The background build: a snapshot of the exact index's contents taken under the lock,
         the graph built outside it, then caught up and swapped in under it."""
         try:
-            with self.reading():
+            with self.lock:
                 mark = entry.watermark
                 ann = AnnIndex(entry.dimension)
                 assert isinstance(entry.index, ExactIndex)
@@ -274,13 +292,14 @@ class VectorSearch:
                     vectors[start : start + BUILD_CHUNK],
                     threads=_threads(len(listed)),
                 )
-            with self.reading() as db:
+            with self.reading() as db, self.lock:  # the catch-up's snapshot starts under the lock
                 if self.entries.get((entry.tenant, entry.model)) is entry:
                     self._swap_in(db, entry, ann, mark)
         except Exception:  # a build that fails leaves the exact index serving
             log.exception("building the vector index of %r/%r failed", entry.tenant, entry.model)
         finally:
-            entry.building = False
+            with self.lock:
+                entry.building = False
 
     def _swap_in(self, db: sqlite3.Connection, entry: _Entry, ann: AnnIndex, mark: int) -> None:
         entry.index, entry.watermark = ann, mark
@@ -299,9 +318,18 @@ class VectorSearch:
                 return
             entry.saved = entry.watermark
 
+    def build(self, db: sqlite3.Connection, model: str, tenant: str | None, *, rebuild: bool) -> list[IndexState]:
+        """``refresh`` of each tenant with vectors of ``model`` (or of ``tenant``), in the snapshot of ``db``."""
+        with self.lock:
+            sql = "SELECT DISTINCT tenant FROM vectors WHERE model = ? ORDER BY tenant"
+            tenants = [tenant] if tenant is not None else [t for (t,) in db.execute(sql, (model,))]
+            states = [self.refresh(db, t, model, rebuild=rebuild) for t in tenants]
+        return [state for state in states if state is not None]
+
     def refresh(self, db: sqlite3.Connection, tenant: str, model: str, *, rebuild: bool) -> IndexState | None:
         """Bring (tenant, model)'s index up to date now and save it: build the ANN index when
-        ``rebuild`` (discarding the saved one) or when it is due and missing; None: no vectors."""
+        ``rebuild`` (discarding the saved one) or when it is due and missing; None: no vectors.
+        Under ``lock``."""
         key = (tenant, model)
         before = self.entries[key].builds if key in self.entries else 0
         entry = self.sync(db, tenant, model, build=False)
@@ -338,10 +366,11 @@ class VectorSearch:
 
     def forget(self, model: str, tenant: str | None) -> None:
         """Drop the indexes of ``model`` (of ``tenant``, or of every tenant) and remove their
-        files, whose rows the caller is deleting (under the lock, inside its transaction).
+        files, whose rows the caller is deleting (inside its write transaction).
         StoreError when a file cannot be removed."""
-        for key in [key for key in self.entries if key[1] == model and tenant in (None, key[0])]:
-            del self.entries[key]
+        with self.lock:
+            for key in [key for key in self.entries if key[1] == model and tenant in (None, key[0])]:
+                del self.entries[key]
         if self.database is not None:
             try:
                 IndexFiles.remove_model(self.database, model, tenant)
@@ -350,14 +379,15 @@ class VectorSearch:
 
     def close(self, db: sqlite3.Connection) -> None:
         """Save every ANN index that caught up since it was last saved, unless its rows are gone
-        (another process dropped them), under the lock."""
+        (another process dropped them)."""
         held = "SELECT 1 FROM vectors WHERE tenant = ? AND model = ? LIMIT 1"
-        for entry in self.entries.values():
-            try:
-                if db.execute(held, (entry.tenant, entry.model)).fetchone() is not None:
-                    self.save(entry)
-            except (OSError, sqlite3.Error) as exc:
-                log.warning("could not save the vector index of %r/%r: %s", entry.tenant, entry.model, exc)
+        with self.lock:
+            for entry in self.entries.values():
+                try:
+                    if db.execute(held, (entry.tenant, entry.model)).fetchone() is not None:
+                        self.save(entry)
+                except (OSError, sqlite3.Error) as exc:
+                    log.warning("could not save the vector index of %r/%r: %s", entry.tenant, entry.model, exc)
 
 
 def _threads(vectors: int) -> int:

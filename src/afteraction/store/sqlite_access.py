@@ -1,0 +1,209 @@
+"""The connections of one SQLite store: one that writes, under its lock, and those that read.
+
+WAL lets readers run beside the one writer, so a read never waits for a write of this process
+nor a write for a read: each read takes a connection of its own from a small pool (``PRAGMA
+query_only``), and a search, a listing or the vector index catching up with new rows no longer
+holds up a finished run's write. A read's snapshot starts at its first statement and ends with
+the statement (or with the ``snapshot`` block): it sees every write committed before it, of this
+process or another (read-your-writes), and no snapshot is kept between reads.
+
+- The writing connection is opened first (the file checked, switched to WAL, migrated: see
+  ``sqlite_connection.connect``); readers after it, when a read finds none idle. At most
+  ``KEPT`` idle readers are kept.
+- ``:memory:``: the database lives in one connection, so reads and writes share it, under the
+  writer's lock (as every read and write did before readers had their own connections).
+- ``close`` closes the writer and the idle readers at once; a reader in use is closed when its
+  read ends, and every read after ``close`` is the same StoreError.
+- A forked child (the process id changed) never uses its parent's connections (SQLite forbids it):
+  at its first read or write it leaves them open and unused, opens its own writer (a
+  ``:memory:`` database is the child's own copy, kept) and renews the locks, which a thread of
+  the parent may have held at the fork.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from afteraction.errors import StoreError
+from afteraction.store.sqlite_connection import BUSY_TIMEOUT_MS, connect, connect_reader, locked
+from afteraction.store.sqlite_terms import TermCounts
+
+__all__ = ["KEPT", "Connections", "Held"]
+
+KEPT = 4
+#: A forked child's copies of its parent's connections: never used, never closed (closing runs
+#: SQLite's unlocking and WAL cleanup on a file the parent still uses).
+_ABANDONED: list[sqlite3.Connection] = []
+
+
+@dataclass(slots=True, eq=False)
+class Held:
+    """A connection, and the term counts of the text search read through it (``sqlite_terms``)."""
+
+    db: sqlite3.Connection
+    counts: TermCounts = field(default_factory=TermCounts)
+
+
+class Connections:
+    """The writer of the store at ``path`` (opened here) and its readers."""
+
+    def __init__(self, path: str | Path, *, forked: Callable[[], None] = lambda: None) -> None:
+        self.path = path
+        self.forked = forked  # what else the store renews in a forked child
+        self._writer: Held | None = Held(connect(path))
+        self._settings: list[str] = []  # pragmas set on the writer since (``configure``)
+        self._lock = threading.Lock()  # the writer's
+        self._pool = threading.Lock()  # the readers' lists
+        self._idle: list[Held] = []
+        self._busy: set[Held] = set()
+        self._closed = False
+        self._pid = os.getpid()
+
+    def failure(self, exc: sqlite3.Error) -> StoreError:
+        if locked(exc):
+            return StoreError(f"{self.path} stayed locked by another writer for {BUSY_TIMEOUT_MS} ms: {exc}")
+        return StoreError(f"the SQLite store at {self.path} failed: {exc}")
+
+    def _closed_error(self) -> StoreError:
+        return StoreError(f"the store at {self.path} is closed")
+
+    # writing
+
+    @contextmanager
+    def writer(self) -> Iterator[Held]:
+        """The writing connection under its lock, outside any transaction (settings, tests)."""
+        self._renew_if_forked()
+        with self._lock:
+            if self._writer is None:
+                raise self._closed_error()
+            try:
+                yield self._writer
+            except sqlite3.Error as exc:
+                raise self.failure(exc) from exc
+
+    def configure(self, *pragmas: str) -> None:
+        """Set ``PRAGMA``s of the writer (kept for a writer opened again in a forked child)."""
+        with self.writer() as held:
+            for pragma in pragmas:
+                held.db.execute(f"PRAGMA {pragma}")
+            self._settings.extend(pragmas)
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``), committed at the end, rolled back on any error."""
+        self._renew_if_forked()
+        with self._lock:
+            if self._writer is None:
+                raise self._closed_error()
+            db = self._writer.db
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                # Term counts read through this connection (``:memory:``): data_version misses its own commits.
+                self._writer.counts.clear()
+                yield db
+                db.execute("COMMIT")
+            except BaseException as exc:
+                if db.in_transaction:
+                    with suppress(sqlite3.Error):  # the original error is the one to report
+                        db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise self.failure(exc) from exc
+                raise
+
+    # reading
+
+    @contextmanager
+    def reading(self) -> Iterator[Held]:
+        """A connection to read through, each statement its own snapshot."""
+        if not isinstance(self.path, Path):
+            with self.writer() as held:
+                yield held
+            return
+        self._renew_if_forked()
+        held = self._take()
+        try:
+            yield held
+        except sqlite3.Error as exc:
+            raise self.failure(exc) from exc
+        finally:
+            self._give_back(held)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Held]:
+        """A connection to read through, every statement of the block in one snapshot."""
+        with self.reading() as held:
+            held.db.execute("BEGIN")
+            try:
+                yield held
+            finally:
+                if held.db.in_transaction:  # only read: ending it either way releases the snapshot
+                    with suppress(sqlite3.Error):
+                        held.db.execute("ROLLBACK")
+
+    def _take(self) -> Held:
+        with self._pool:
+            if self._closed:
+                raise self._closed_error()
+            if self._idle:
+                held = self._idle.pop()
+                self._busy.add(held)
+                return held
+        assert isinstance(self.path, Path)
+        held = Held(connect_reader(self.path))  # outside the lock: another read need not wait for the open
+        with self._pool:
+            if not self._closed:
+                self._busy.add(held)
+                return held
+        held.db.close()
+        raise self._closed_error()
+
+    def _give_back(self, held: Held) -> None:
+        if held.db.in_transaction:  # a snapshot is never kept between reads
+            with suppress(sqlite3.Error):
+                held.db.execute("ROLLBACK")
+        with self._pool:
+            self._busy.discard(held)
+            if not self._closed and len(self._idle) < KEPT and not held.db.in_transaction:
+                self._idle.append(held)
+                return
+        if self._pid == os.getpid():
+            held.db.close()
+
+    # closing, forking
+
+    def close(self, first: Callable[[sqlite3.Connection], None]) -> None:
+        """Close every connection (a reader in use when its read ends), after ``first(writer)``."""
+        self._renew_if_forked()
+        with self._lock:
+            with self._pool:
+                self._closed = True
+                idle, self._idle = self._idle, []
+            for held in idle:
+                held.db.close()
+            if self._writer is not None:
+                first(self._writer.db)
+                with suppress(sqlite3.Error):  # closing anyway
+                    self._writer.db.execute("PRAGMA optimize")
+                self._writer.db.close()
+                self._writer = None
+
+    def _renew_if_forked(self) -> None:
+        if self._pid == os.getpid():
+            return
+        old = writer = self._writer
+        if isinstance(self.path, Path) and old is not None:
+            writer = Held(connect(self.path))  # first: when it fails, the next call tries again
+            for pragma in self._settings:
+                writer.db.execute(f"PRAGMA {pragma}")
+            _ABANDONED.append(old.db)
+        _ABANDONED.extend(held.db for held in (*self._idle, *self._busy))
+        self._writer, self._idle, self._busy = writer, [], set()
+        self._lock, self._pool = threading.Lock(), threading.Lock()
+        self._pid = os.getpid()
+        self.forked()
