@@ -5,6 +5,7 @@ keep their meaning across the wire, and inside a running agent nothing raises.""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -97,8 +98,15 @@ def test_the_async_face_works_remotely(mem: aa.Memory, scope: aa.Scope) -> None:
         aio = mem.aio
         return await aio.search("refund pending", scope=scope), await aio.reference_block(TASK, scope=scope)
 
+    earlier = set(threading.enumerate())
     hits, block = asyncio.run(ask())
     assert len(hits) == 1 and "wait-for-lock" in block
+    ours = [t for t in set(threading.enumerate()) - earlier if t.name.startswith("afteraction-read")]
+    assert ours
+    mem.close()  # the async face's threads end with the remote memory, as with a local one
+    for thread in ours:
+        thread.join(1)
+        assert not thread.is_alive(), f"{thread.name} outlived close()"
 
 
 def test_errors_keep_their_meaning_across_the_wire(mem: aa.Memory, scope: aa.Scope) -> None:

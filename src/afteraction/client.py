@@ -275,6 +275,8 @@ class RemoteMemory(Memory):
         raise ConfigError("export reads the whole store: run `afteraction export` where the service's database is")
 
     def close(self, timeout: float = 0.0) -> None:
+        if (face := self.__dict__.get("aio")) is not None:
+            face._release()  # the async face's threads end when their calls have
         self._http.close()
 
 

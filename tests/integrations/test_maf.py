@@ -195,6 +195,23 @@ def test_an_identity_that_fails_leaves_the_agent_running_without_memory() -> Non
     assert s.lessons() == []
 
 
+def test_an_async_on_error_hears_the_failure() -> None:
+    """An ``async def`` handler's coroutine was dropped: the failure reached nobody."""
+    heard: list[str] = []
+
+    async def on_error(exc: BaseException, where: str) -> None:
+        heard.append(where)
+
+    def identity() -> aa.Scope:
+        raise LookupError("no signed-in user")
+
+    ledger = Ledger()
+    agent = Agent(client=ScriptedChatClient(FIX), name="refund-agent", tools=[ledger.run_refund_check])
+    attach(agent, aa.Memory.open(":memory:"), identity=identity, checks=ledger.checks, on_error=on_error)
+    assert asyncio.run(wait(agent.run(TASK))).text == "Refund issued."
+    assert heard == ["maf.start"]
+
+
 def test_the_scope_comes_from_the_host_never_from_the_model() -> None:
     claims: list[Reply] = [
         tool_call("run_refund_check", strategy="retry", tenant="globex"),

@@ -44,6 +44,7 @@ from afteraction.identity import Identity
 from afteraction.memory import AsyncMemory, Memory
 from afteraction.model import Scope
 from afteraction.recorder import ErrorHandler, RunRecorder
+from afteraction.reporting import deliver
 
 try:
     from agent_framework import (
@@ -160,7 +161,7 @@ class AfterActionMemory:
     def _report(self, exc: BaseException, where: str) -> None:
         try:
             if self.on_error is not None:
-                self.on_error(exc, where)
+                deliver(self.on_error, exc, where)  # an ``async def`` handler is awaited too
             else:
                 self.memory.report(exc, where)
         except Exception:
