@@ -5,6 +5,7 @@ its own ``channel_status``."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable
@@ -118,3 +119,28 @@ def test_searches_alternating_ok_and_failing_report_the_failure_once() -> None:
         mem.search("refund poison pending", scope=SCOPE)
         mem.search("refund stuck in pending", scope=SCOPE)
     assert reported == ["search.vector.provider_unavailable"]
+
+
+def test_each_task_reads_the_status_of_its_own_search_on_the_async_face() -> None:
+    """The async face runs each search in a worker thread: read on the event loop, its status was
+    the last search of any thread."""
+    amem = open_memory(Poisoned()).aio
+    first_done, second_done = asyncio.Event(), asyncio.Event()
+
+    async def poisoned() -> str:
+        await amem.search("refund poison pending", scope=SCOPE)  # the embedder returns NaN for this one
+        first_done.set()
+        await second_done.wait()
+        return amem.channel_status.reason
+
+    async def plain() -> str:
+        await first_done.wait()
+        await amem.search("refund stuck in pending", scope=SCOPE)
+        second_done.set()
+        return amem.channel_status.reason
+
+    async def main() -> list[str]:
+        return list(await asyncio.wait_for(asyncio.gather(poisoned(), plain()), 10))
+
+    assert asyncio.run(main()) == ["provider_unavailable", "ok"]
+    assert amem.channel_status.reason == "ok"  # outside any task that searched: the memory's own

@@ -17,6 +17,7 @@ is cancelled before a thread took it up; a later ``finish`` of the run returns w
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import itertools
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -55,6 +56,7 @@ class AsyncMemory:
         self._sizes = {"read": readers, "write": writers}
         self._lock = threading.Lock()
         self._pools: dict[str, ThreadPoolExecutor] = {}
+        self._status: contextvars.ContextVar[ChannelStatus] = contextvars.ContextVar("afteraction_channel_status")
         renewed(self)
 
     def _after_fork(self) -> None:
@@ -83,6 +85,17 @@ class AsyncMemory:
 
     async def _write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.wrap_future(self._submit("write", partial(fn, *args, **kwargs)))
+
+    async def _search(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """A call that searches: its vector channel's status, read in its own thread right after
+        it, becomes the calling task's ``channel_status``."""
+
+        def searching() -> tuple[T, ChannelStatus]:
+            return fn(*args, **kwargs), self.sync.channel_status
+
+        found, status = await asyncio.wrap_future(self._submit("read", searching))
+        self._status.set(status)
+        return found
 
     def _release(self) -> list[ThreadPoolExecutor]:
         """Let go of the threads: each ends when its call has (new calls start new ones)."""
@@ -115,12 +128,12 @@ class AsyncMemory:
 
     async def search_for(self, recorder: RunRecorder, *, k: int = 5) -> list[Hit]:
         """``recorder.search(k=k)`` off the event loop: the run's hits, counted as given to the run."""
-        return await self._read(recorder.search, k=k)
+        return await self._search(recorder.search, k=k)
 
     async def block_for(self, recorder: RunRecorder, **options: Any) -> str:
         """``recorder.reference_block(**options)`` off the event loop: the run's block, its
         lessons counted as given to the run."""
-        return await self._read(recorder.reference_block, **options)
+        return await self._search(recorder.reference_block, **options)
 
     async def learn(self, run: Run, **kwargs: Any) -> Experience | None:
         return await self._write(self.sync.learn, run, **kwargs)
@@ -144,13 +157,13 @@ class AsyncMemory:
                 yield record
 
     async def block_with_hits(self, task: str, **kwargs: Any) -> tuple[str, tuple[Hit, ...]]:
-        return await self._read(self.sync.block_with_hits, task, **kwargs)
+        return await self._search(self.sync.block_with_hits, task, **kwargs)
 
     async def search(self, query: str, **kwargs: Any) -> list[Hit]:
-        return await self._read(self.sync.search, query, **kwargs)
+        return await self._search(self.sync.search, query, **kwargs)
 
     async def reference_block(self, task: str, **kwargs: Any) -> str:
-        return await self._read(self.sync.reference_block, task, **kwargs)
+        return await self._search(self.sync.reference_block, task, **kwargs)
 
     async def lessons(self, **kwargs: Any) -> list[Lesson]:
         return await self._read(self.sync.lessons, **kwargs)
@@ -163,7 +176,9 @@ class AsyncMemory:
 
     @property
     def channel_status(self) -> ChannelStatus:
-        return self.sync.channel_status
+        """How the vector channel fared in the calling task's last search (a task that has not
+        searched reads the memory's ``channel_status``)."""
+        return self._status.get(self.sync.channel_status)
 
     async def close(self) -> None:
         """Wait for the calls under way (finishes whose await was cancelled included), then close
