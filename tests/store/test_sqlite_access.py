@@ -252,3 +252,23 @@ def test_a_forked_child_reads_and_writes_on_connections_of_its_own(store: SQLite
     with store._connections.writer() as writer:
         assert id(writer.db) == parent_writer  # the parent keeps its own
     store.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="this platform has no fork")
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+def test_a_read_the_parent_began_before_a_fork_ends_in_the_child_without_its_connection_kept(
+    store: SQLiteStore,
+) -> None:
+    store.put(experience("parent"))
+    reading = store._reading()
+    db = reading.__enter__()  # a read in flight when the process forks
+
+    def child() -> list[Any]:
+        reading.__exit__(None, None, None)  # the child leaves the read the parent began
+        idle = [id(held.db) for held in store._connections._idle]
+        return [id(db) in idle, store.count(SCOPE)]
+
+    assert in_child(child) == [False, 1]  # not given to the child's next reads, which have their own
+    reading.__exit__(None, None, None)
+    assert db in [held.db for held in store._connections._idle]  # the parent's read gave it back
+    store.close()

@@ -15,9 +15,9 @@ process or another (read-your-writes), and no snapshot is kept between reads.
 - ``close`` closes the writer and the idle readers at once; a reader in use is closed when its
   read ends, and every read after ``close`` is the same StoreError.
 - A forked child (the process id changed) never uses its parent's connections (SQLite forbids it):
-  at its first read or write it leaves them open and unused, opens its own writer (a
-  ``:memory:`` database is the child's own copy, kept) and renews the locks, which a thread of
-  the parent may have held at the fork.
+  at its first read or write it leaves them open and unused, opens its own writer (with the
+  pragmas ``configure`` set; a ``:memory:`` database is the child's own copy, kept) and renews
+  the locks, which a thread of the parent may have held at the fork.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class Connections:
         self.path = path
         self.forked = forked  # what else the store renews in a forked child
         self._writer: Held | None = Held(connect(path))
-        self._settings: list[str] = []  # pragmas set on the writer since (``configure``)
+        self._settings: list[str] = []  # pragmas set on the writer after its open (``configure``)
         self._lock = threading.Lock()  # the writer's
         self._pool = threading.Lock()  # the readers' lists
         self._idle: list[Held] = []
@@ -164,16 +164,21 @@ class Connections:
         raise self._closed_error()
 
     def _give_back(self, held: Held) -> None:
+        self._renew_if_forked()
+        with self._pool:
+            ours = held in self._busy  # not when the process forked between taking and giving back
+            self._busy.discard(held)
+        if not ours:
+            _ABANDONED.append(held.db)
+            return
         if held.db.in_transaction:  # a snapshot is never kept between reads
             with suppress(sqlite3.Error):
                 held.db.execute("ROLLBACK")
         with self._pool:
-            self._busy.discard(held)
             if not self._closed and len(self._idle) < KEPT and not held.db.in_transaction:
                 self._idle.append(held)
                 return
-        if self._pid == os.getpid():
-            held.db.close()
+        held.db.close()
 
     # closing, forking
 
