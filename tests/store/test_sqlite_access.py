@@ -272,3 +272,41 @@ def test_a_read_the_parent_began_before_a_fork_ends_in_the_child_without_its_con
     reading.__exit__(None, None, None)
     assert db in [held.db for held in store._connections._idle]  # the parent's read gave it back
     store.close()
+
+
+def _remove(path: Path) -> None:
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        name.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_write_after_the_file_was_deleted_or_replaced_is_refused_not_lost(tmp_path: Path, how: str) -> None:
+    """SQLite goes on writing into a file that was deleted (or moved over by a restore) while open:
+    every write "succeeded", and all of them were gone with the file at close."""
+    path = tmp_path / "memory.db"
+    store = SQLiteStore(path)
+    store.put(experience("before"))
+    if how == "deleted":
+        _remove(path)
+    else:
+        restored = SQLiteStore(tmp_path / "restored.db")
+        restored.put(experience("restored"))
+        restored.close()
+        _remove(path)
+        os.replace(tmp_path / "restored.db", path)
+    with pytest.raises(StoreError, match="was deleted or replaced since the store opened it: nothing was written"):
+        store.put(experience("after"))
+    store.close()
+    again = SQLiteStore(path)
+    assert [e.id for e in again.iter_all()] == ([] if how == "deleted" else [experience("restored").id])
+    again.put(experience("after"))  # opened again: the file there now is the one written
+    assert experience("after").id in {e.id for e in again.iter_all()}
+    again.close()
+
+
+def test_a_write_to_the_file_still_in_place_is_not_held_up(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "memory.db")
+    for n in range(3):
+        store.put(experience(f"kept-{n}"))
+    assert len(list(store.iter_all())) == 3
+    store.close()

@@ -57,6 +57,7 @@ class Connections:
         self.path = path
         self.forked = forked  # what else the store renews in a forked child
         self._writer: Held | None = Held(connect(path))
+        self._file = _identity(path)  # the file the writer opened: a write checks it is still there
         self._settings: list[str] = []  # pragmas set on the writer after its open (``configure``)
         self._lock = threading.Lock()  # the writer's
         self._pool = threading.Lock()  # the readers' lists
@@ -104,6 +105,7 @@ class Connections:
             db = self._writer.db
             try:
                 db.execute("BEGIN IMMEDIATE")
+                self._check_file()
                 # Term counts read through this connection (``:memory:``): data_version misses its own commits.
                 self._writer.counts.clear()
                 yield db
@@ -115,6 +117,15 @@ class Connections:
                 if isinstance(exc, sqlite3.Error):
                     raise self.failure(exc) from exc
                 raise
+
+    def _check_file(self) -> None:
+        """StoreError when the path no longer names the file the writer opened: deleted or replaced
+        (a restore moved over it), SQLite would go on writing into the old file, lost at close."""
+        if self._file is not None and _identity(self.path) != self._file:
+            raise StoreError(
+                f"{self.path} was deleted or replaced since the store opened it: nothing was written; "
+                "open the store again (a restored file is then the one used)"
+            )
 
     # reading
 
@@ -207,8 +218,20 @@ class Connections:
             for pragma in self._settings:
                 writer.db.execute(f"PRAGMA {pragma}")
             _ABANDONED.append(old.db)
+            self._file = _identity(self.path)
         _ABANDONED.extend(held.db for held in (*self._idle, *self._busy))
         self._writer, self._idle, self._busy = writer, [], set()
         self._lock, self._pool = threading.Lock(), threading.Lock()
         self._pid = os.getpid()
         self.forked()
+
+
+def _identity(path: str | Path) -> tuple[int, int] | None:
+    """The device and inode ``path`` names now (None for ``:memory:``, ``(0, 0)`` when missing)."""
+    if not isinstance(path, Path):
+        return None
+    try:
+        found = os.stat(path)
+    except OSError:
+        return (0, 0)
+    return (found.st_dev, found.st_ino)
