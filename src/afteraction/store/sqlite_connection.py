@@ -16,7 +16,13 @@ from afteraction.store.sqlite_schema import MIGRATIONS, check_content, check_fil
 __all__ = ["BUSY_TIMEOUT_MS", "connect", "connect_reader", "locked"]
 
 BUSY_TIMEOUT_MS = 5_000
-_PRAGMAS = ("synchronous = NORMAL", "foreign_keys = ON", "cache_size = -32000", "temp_store = MEMORY")
+_PRAGMAS = (
+    "synchronous = NORMAL",
+    "foreign_keys = ON",
+    "cache_size = -32000",
+    "temp_store = MEMORY",
+    "mmap_size = 268435456",
+)
 
 
 def locked(exc: BaseException) -> bool:
@@ -59,6 +65,11 @@ def _failed(db: sqlite3.Connection, where: str, exc: sqlite3.DatabaseError) -> S
     return StoreError(f"{where} is corrupted or not an SQLite database ({exc}); restore or move it")
 
 
+def _tune(db: sqlite3.Connection) -> None:
+    for pragma in _PRAGMAS:
+        db.execute(f"PRAGMA {pragma}")
+
+
 def connect(path: str | Path) -> sqlite3.Connection:
     """The store's writing connection: the file checked, switched to WAL and migrated."""
     where = str(path)
@@ -81,9 +92,7 @@ def connect(path: str | Path) -> sqlite3.Connection:
                 db.execute("ROLLBACK")
         if isinstance(path, Path):
             _use_wal(db, where)
-        for pragma in _PRAGMAS:
-            db.execute(f"PRAGMA {pragma}")
-        db.execute("PRAGMA mmap_size = 268435456")
+        _tune(db)
         if version < len(MIGRATIONS):  # the write lock only when there is something to migrate: a long write of
             migrate(db, where)  # another process (an import) would otherwise keep every reader from opening
     except sqlite3.DatabaseError as exc:
@@ -102,9 +111,7 @@ def connect_reader(path: Path) -> sqlite3.Connection:
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("PRAGMA query_only = ON")
-        for pragma in _PRAGMAS:
-            db.execute(f"PRAGMA {pragma}")
-        db.execute("PRAGMA mmap_size = 268435456")
+        _tune(db)
     except sqlite3.DatabaseError as exc:
         raise _failed(db, where, exc) from exc
     except BaseException:
