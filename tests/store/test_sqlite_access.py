@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,7 @@ import numpy as np
 import pytest
 
 from afteraction.errors import StoreError
-from afteraction.store import SQLiteStore, sqlite_terms
+from afteraction.store import SQLiteStore, sqlite_access, sqlite_terms
 from afteraction.store.base import StoredVector
 from afteraction.store.sqlite_vectors import IndexPolicy
 from tests.conformance.builders import NOW, SCOPE, experience
@@ -294,7 +296,7 @@ def test_a_write_after_the_file_was_deleted_or_replaced_is_refused_not_lost(tmp_
         restored.close()
         _remove(path)
         os.replace(tmp_path / "restored.db", path)
-    with pytest.raises(StoreError, match="was deleted or replaced since the store opened it: nothing was written"):
+    with pytest.raises(StoreError, match="was deleted or replaced since the store opened it: nothing was read or"):
         store.put(experience("after"))
     store.close()
     again = SQLiteStore(path)
@@ -310,3 +312,85 @@ def test_a_write_to_the_file_still_in_place_is_not_held_up(tmp_path: Path) -> No
         store.put(experience(f"kept-{n}"))
     assert len(list(store.iter_all())) == 3
     store.close()
+
+
+def test_a_backup_restored_over_an_open_store_is_left_whole(tmp_path: Path) -> None:
+    """A reader opened after the move paired the restored file with the old file's -wal, and at
+    close checkpointed the old pages into it: the restored file was malformed."""
+    path = tmp_path / "memory.db"
+    store = SQLiteStore(path)
+    for n in range(20):
+        store.put(experience(f"kept-{n}"))
+    backup = tmp_path / "backup.db"
+    with closing(sqlite3.connect(path)) as source, closing(sqlite3.connect(backup)) as target:
+        source.backup(target)
+    for n in range(20):
+        store.put(experience(f"later-{n}"))
+    os.replace(backup, path)
+    with pytest.raises(StoreError, match="was deleted or replaced since the store opened it"):
+        store.search_text(SCOPE, ["kept"], now=NOW, limit=5)
+    store.close()
+    with sqlite3.connect(f"file:{path}?immutable=1", uri=True) as restored:
+        assert restored.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    again = SQLiteStore(path)
+    assert sorted(e.id for e in again.iter_all()) == sorted(experience(f"kept-{n}").id for n in range(20))
+    again.close()
+
+
+def test_a_read_after_the_file_was_deleted_says_so_and_creates_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    store = SQLiteStore(path)
+    store.put(experience("before"))
+    _remove(path)
+    with pytest.raises(StoreError, match="was deleted or replaced since the store opened it"):
+        list(store.iter_all())
+    assert not path.exists()  # a reader opened now would have made an empty database there
+    store.close()
+    assert not path.exists()
+
+
+def _wal_after_writes_beside_endless_readers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int) -> int:
+    """The WAL's size after 300 writes and one more a second later, while two raw connections take
+    turns so that one of them is always in a read transaction (the shape of searches that never stop)."""
+    monkeypatch.setattr(sqlite_access, "WAL_LIMIT", limit)
+    path = tmp_path / "memory.db"
+    store = SQLiteStore(path)
+    store.put(experience("seed"))
+    stop = threading.Event()
+
+    def readers() -> None:
+        first, second = sqlite3.connect(path, isolation_level=None), sqlite3.connect(path, isolation_level=None)
+        first.execute("BEGIN")
+        first.execute("SELECT count(*) FROM experiences").fetchone()
+        while not stop.is_set():
+            for holding, other in ((first, second), (second, first)):
+                other.execute("BEGIN")
+                other.execute("SELECT count(*) FROM experiences").fetchone()  # the other starts before this ends
+                holding.execute("COMMIT")
+                time.sleep(0.002)
+        for db in (first, second):
+            if db.in_transaction:
+                db.execute("COMMIT")
+            db.close()
+
+    thread = threading.Thread(target=readers)
+    thread.start()
+    try:
+        for n in range(300):
+            store.put(experience(f"w-{n}", lesson="x" * 2000))
+        time.sleep(1.05)  # past the once-a-second spacing of the truncations
+        store.put(experience("last"))  # the write after which the WAL is truncated, if it can be
+    finally:
+        stop.set()
+        thread.join()
+    size = os.stat(f"{path}-wal").st_size
+    store.close()
+    return size
+
+
+def test_the_wal_stays_bounded_while_readers_never_pause(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    limit = 256 * 1024
+    grown = _wal_after_writes_beside_endless_readers(tmp_path / "a", monkeypatch, limit=1 << 40)  # never truncated
+    bounded = _wal_after_writes_beside_endless_readers(tmp_path / "b", monkeypatch, limit=limit)
+    assert grown > 8 * limit  # what the readers alone do to it
+    assert bounded < limit  # truncated after the last write (a checkpoint can wait for readers to move on)

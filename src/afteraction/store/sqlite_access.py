@@ -12,6 +12,13 @@ process or another (read-your-writes), and no snapshot is kept between reads.
   ``KEPT`` idle readers are kept.
 - ``:memory:``: the database lives in one connection, so reads and writes share it, under the
   writer's lock (as every read and write did before readers had their own connections).
+- The file must stay the one the writer opened: a read or a write after it was deleted, or after a
+  restore moved another file over it, is a StoreError (a reader opened on the new file would pair
+  it with the old file's ``-wal`` and corrupt it; a write would go into the old file, lost at close).
+- The WAL stays bounded: readers that overlap without end would keep SQLite's checkpoints from ever
+  starting the WAL over (it grew to 3 GB in four minutes of four searching threads beside two
+  writing ones). Past ``WAL_LIMIT`` bytes, a write is followed by a TRUNCATE checkpoint that waits
+  at most ``TRUNCATE_WAIT_MS`` for the readers then in the WAL, at most once a second.
 - ``close`` closes the writer and the idle readers at once; a reader in use is closed when its
   read ends, and every read after ``close`` is the same StoreError.
 - A forked child (the process id changed) never uses its parent's connections (SQLite forbids it):
@@ -25,6 +32,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -34,9 +42,13 @@ from afteraction.errors import StoreError
 from afteraction.store.sqlite_connection import BUSY_TIMEOUT_MS, connect, connect_reader, locked
 from afteraction.store.sqlite_terms import TermCounts
 
-__all__ = ["KEPT", "Connections", "Held"]
+__all__ = ["KEPT", "TRUNCATE_WAIT_MS", "WAL_LIMIT", "Connections", "Held"]
 
 KEPT = 4
+#: The WAL's size past which a write is followed by a TRUNCATE checkpoint (see the module).
+WAL_LIMIT = 32 << 20
+#: How long that checkpoint waits for the readers still in the WAL before it gives up (until the next try).
+TRUNCATE_WAIT_MS = 200
 #: A forked child's copies of its parent's connections: never used, never closed (closing runs
 #: SQLite's unlocking and WAL cleanup on a file the parent still uses).
 _ABANDONED: list[sqlite3.Connection] = []
@@ -57,7 +69,10 @@ class Connections:
         self.path = path
         self.forked = forked  # what else the store renews in a forked child
         self._writer: Held | None = Held(connect(path))
-        self._file = _identity(path)  # the file the writer opened: a write checks it is still there
+        self._file = _identity(path)  # the file the writer opened: each read and write checks it is still there
+        self._wal = Path(f"{path}-wal") if isinstance(path, Path) else None
+        self._next_truncate = 0.0
+        self._sidecars = _sidecars(path)  # this database's -wal and -shm, as they are now
         self._settings: list[str] = []  # pragmas set on the writer after its open (``configure``)
         self._lock = threading.Lock()  # the writer's
         self._pool = threading.Lock()  # the readers' lists
@@ -110,6 +125,7 @@ class Connections:
                 self._writer.counts.clear()
                 yield db
                 db.execute("COMMIT")
+                self._bound_wal(db)
             except BaseException as exc:
                 if db.in_transaction:
                     with suppress(sqlite3.Error):  # the original error is the one to report
@@ -120,12 +136,29 @@ class Connections:
 
     def _check_file(self) -> None:
         """StoreError when the path no longer names the file the writer opened: deleted or replaced
-        (a restore moved over it), SQLite would go on writing into the old file, lost at close."""
+        (a restore moved over it; see the module)."""
         if self._file is not None and _identity(self.path) != self._file:
             raise StoreError(
-                f"{self.path} was deleted or replaced since the store opened it: nothing was written; "
+                f"{self.path} was deleted or replaced since the store opened it: nothing was read or written; "
                 "open the store again (a restored file is then the one used)"
             )
+
+    def _bound_wal(self, db: sqlite3.Connection) -> None:
+        """A TRUNCATE checkpoint when the WAL has passed ``WAL_LIMIT`` (see the module); never raises."""
+        if self._wal is None or time.monotonic() < self._next_truncate:
+            return
+        try:
+            if os.stat(self._wal).st_size <= WAL_LIMIT:
+                return
+        except OSError:
+            return
+        self._next_truncate = time.monotonic() + 1.0
+        with suppress(sqlite3.Error):
+            db.execute(f"PRAGMA busy_timeout = {TRUNCATE_WAIT_MS}")
+            try:
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            finally:
+                db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
     # reading
 
@@ -158,6 +191,10 @@ class Connections:
                         held.db.execute("ROLLBACK")
 
     def _take(self) -> Held:
+        with self._pool:
+            if self._closed:
+                raise self._closed_error()
+        self._check_file()
         with self._pool:
             if self._closed:
                 raise self._closed_error()
@@ -208,6 +245,20 @@ class Connections:
                     self._writer.db.execute("PRAGMA optimize")
                 self._writer.db.close()
                 self._writer = None
+            self._drop_stale_sidecars()
+
+    def _drop_stale_sidecars(self) -> None:
+        """When the file was deleted or replaced while open, SQLite closes without checkpointing and
+        leaves this database's -wal and -shm at the path, where the next open would apply them to the
+        file there now (a restored backup: mixed with, or corrupted by, the old pages). Remove them,
+        but only while they are still the very files this store used (another process may have
+        made its own since)."""
+        if self._file is None or _identity(self.path) == self._file:
+            return
+        for sidecar, identity in self._sidecars.items():
+            if identity != (0, 0) and _identity(sidecar) == identity:
+                with suppress(OSError):
+                    sidecar.unlink()
 
     def _renew_if_forked(self) -> None:
         if self._pid == os.getpid():
@@ -219,6 +270,7 @@ class Connections:
                 writer.db.execute(f"PRAGMA {pragma}")
             _ABANDONED.append(old.db)
             self._file = _identity(self.path)
+            self._sidecars = _sidecars(self.path)
         _ABANDONED.extend(held.db for held in (*self._idle, *self._busy))
         self._writer, self._idle, self._busy = writer, [], set()
         self._lock, self._pool = threading.Lock(), threading.Lock()
@@ -235,3 +287,10 @@ def _identity(path: str | Path) -> tuple[int, int] | None:
     except OSError:
         return (0, 0)
     return (found.st_dev, found.st_ino)
+
+
+def _sidecars(path: str | Path) -> dict[Path, tuple[int, int] | None]:
+    """The -wal and -shm files of the database at ``path``, each with the file it names now."""
+    if not isinstance(path, Path):
+        return {}
+    return {sidecar: _identity(sidecar) for sidecar in (Path(f"{path}-wal"), Path(f"{path}-shm"))}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 from afteraction.errors import StoreError
 from afteraction.store.sqlite_schema import MIGRATIONS, check_content, check_file, inspect, migrate
@@ -45,9 +46,13 @@ def _use_wal(db: sqlite3.Connection, where: str) -> None:
         raise StoreError(f"{where}: cannot switch to WAL journal mode (it stays {mode!r})")
 
 
-def _open(where: str) -> sqlite3.Connection:
+def _open(where: str, *, existing: bool = False) -> sqlite3.Connection:
+    """A connection to ``where``; with ``existing``, only to a file that is there (never creates one)."""
+    target = f"file:{quote(where)}?mode=rw" if existing else where
     try:
-        db = sqlite3.connect(where, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+        db = sqlite3.connect(
+            target, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False, uri=existing
+        )
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open {where}: {exc}") from exc
     return db
@@ -105,9 +110,9 @@ def connect(path: str | Path) -> sqlite3.Connection:
 
 def connect_reader(path: Path) -> sqlite3.Connection:
     """A connection that only reads the store at ``path``, which ``connect`` opened before (so the
-    file is checked, in WAL and migrated)."""
+    file is checked, in WAL and migrated); never one that creates the file (it was deleted)."""
     where = str(path)
-    db = _open(where)
+    db = _open(where, existing=True)
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("PRAGMA query_only = ON")
