@@ -3,8 +3,16 @@ start, not again while they last nor more than once a ``REPORT_EVERY``, however 
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import threading
+from contextlib import closing
+from pathlib import Path
 
+import pytest
+
+import afteraction as aa
+from afteraction import searching
 from afteraction.searching import NO_TERMS, REPORT_EVERY, ChannelNotes
 from afteraction.vector_channel import ChannelStatus
 
@@ -81,3 +89,31 @@ def test_each_thread_reads_its_own_last_status_and_a_new_thread_the_last_of_any(
     thread.join()
     assert seen == ["provider_unavailable", "ok"]
     assert board.status.reason == "provider_unavailable"  # this thread's own, though another searched since
+
+
+@pytest.mark.parametrize("env", [None, {"os": "linux"}])  # with an env, ranking itself decodes each record
+def test_one_unreadable_stored_record_costs_a_search_only_itself(
+    tmp_path: Path, env: dict[str, str] | None, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record stored unreadable (by a bug, or by hand) failed every search that found it, and so
+    every block: the agent lost all its lessons to one row."""
+    path = tmp_path / "memory.db"
+    mem = aa.Memory.open(path, embedder=None)
+    scope = aa.Scope(tenant="t", app="a", project="p", agent="g")
+    for task in ("Disk full on the build runner", "Disk full on the log server", "Disk full on the web host"):
+        with mem.run(task, scope=scope, env={"os": "linux"}) as run:
+            run.tool("clean_disk", result="ok")
+            run.check("space", passed=True)
+    hits = mem.search("disk full", scope=scope, k=2, env=env)
+    bad = hits[0].experience.id
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE experiences SET data = '{\"id\": 1}' WHERE id = ?", (bad,))
+    monkeypatch.setattr(searching, "_SAID", set())
+    with caplog.at_level(logging.WARNING, logger="afteraction"):
+        found = mem.search("disk full", scope=scope, k=2, env=env)
+        block = mem.reference_block("disk full", scope=scope, env=env)
+    assert len(found) == 2 and bad not in {hit.experience.id for hit in found}  # the next hit took its place
+    assert "Disk full" in block
+    said = [r.getMessage() for r in caplog.records if repr(bad) in r.getMessage()]
+    assert len(said) == 1 and "cannot be read: task_id: is required" in said[0]  # once, however often it is met
+    mem.close()

@@ -245,7 +245,7 @@ class Memory:
         over ``MAX_QUERY_CHARS`` characters is cut there. ``channel_status`` then tells whether the
         vector channel ran, and if not why."""
         hits = self._ranked(query, scope, k, env)
-        handed = whole(hits[:k])
+        handed = whole(hits, k)
         self.handed.add(hit.experience for hit in handed)
         return handed
 
@@ -303,9 +303,9 @@ class Memory:
             layout=layout, max_records=max_records, max_bytes=max_bytes, max_tokens=max_tokens
         )
         hits = self._ranked(task, scope, k := min(options.max_records, 100), env)
-        block, shown = block_with_hits(whole(hits[:k]), options, complete=len(hits) < k)
+        block, shown = block_with_hits(whole(hits, k), options, complete=len(hits) < k)
         if len(shown) < k < len(hits):  # a record too large for the bounds, or copies: on to the next ranked
-            block, shown = block_with_hits(whole(hits[: 2 * k]), options, complete=len(hits) <= 2 * k)
+            block, shown = block_with_hits(whole(hits, 2 * k), options, complete=len(hits) <= 2 * k)
         self.handed.add(hit.experience for hit in shown)
         return block, shown
 

@@ -9,19 +9,22 @@ first, so that the block can go past a record too large for its bounds to the ne
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from typing import Any
 
 from afteraction.core.fusion import cosine_bound, fuse
 from afteraction.core.rank import Weights, rank
 from afteraction.core.tasktext import MAX_TASK_CHARS
 from afteraction.core.text import query_terms
-from afteraction.errors import EmbedderError
-from afteraction.model import Hit, Scope
+from afteraction.errors import EmbedderError, StoreError
+from afteraction.model import Experience, Hit, Scope
 from afteraction.store import Store
+from afteraction.store.base import Candidate
 from afteraction.store.records import settled
 from afteraction.vector_channel import ChannelStatus, VectorChannel
 
@@ -33,6 +36,8 @@ MAX_QUERY_CHARS = MAX_TASK_CHARS
 #: Candidates fetched from each channel for ranking (at least 4 per hit asked for).
 CANDIDATES = 30
 _SURROGATE = re.compile("[\ud800-\udfff]")
+log = logging.getLogger("afteraction")
+
 #: The channel's status for a query with no words to search for: nothing was searched.
 NO_TERMS = ChannelStatus("no_terms", "the query holds no words to search for (blank, stop words or filler)")
 #: Seconds before ``on_error`` hears the same failure of the vector channel again.
@@ -70,16 +75,49 @@ def ranked(
     finally:
         vector, status = pending.result()
     if not status.ok:
-        return rank(text, candidates, scope=scope, now=now, env=env, weights=weights), status
+        return _rank(text, candidates, scope=scope, now=now, env=env, weights=weights), status
     merged = fuse(candidates, vector)
     bound = cosine_bound(vector, limit)
-    return rank(text, merged, scope=scope, now=now, env=env, weights=weights, hybrid=True, cosine_bound=bound), status
+    return _rank(text, merged, scope=scope, now=now, env=env, weights=weights, hybrid=True, cosine_bound=bound), status
 
 
-def whole(hits: list[Hit]) -> list[Hit]:
-    """``hits`` with their records decoded whole: a store may decode its candidates only as far as
-    ranking reads them."""
-    return [Hit(settled(hit.experience), hit.score, hit.relevance, hit.factors) for hit in hits]
+def _rank(text: str, candidates: list[Candidate], **options: Any) -> list[Hit]:
+    """``rank``, past a stored record that cannot be read: ranking decodes a record's JSON only when
+    it reads a field the store's columns do not give, and one unreadable row failed the whole search."""
+    try:
+        return rank(text, candidates, **options)
+    except StoreError:
+        return rank(text, [c for c in candidates if _readable(c.experience)], **options)
+
+
+def whole(hits: list[Hit], limit: int) -> list[Hit]:
+    """The first ``limit`` of ``hits`` with their records decoded whole (a store may decode its
+    candidates only as far as ranking reads them); a record that cannot be read is skipped, and
+    the next hit takes its place."""
+    found: list[Hit] = []
+    for hit in hits:
+        if len(found) == limit:
+            break
+        if _readable(hit.experience):
+            found.append(Hit(settled(hit.experience), hit.score, hit.relevance, hit.factors))
+    return found
+
+
+#: Records already said to be unreadable (their ids), so that each is logged once.
+_SAID: set[str] = set()
+
+
+def _readable(experience: Experience) -> bool:
+    """Whether the stored record decodes; one that does not is logged (once) and passed over: a
+    record stored unreadable, by a bug or a hand, must not cost every search its other lessons."""
+    try:
+        settled(experience)
+    except StoreError as exc:
+        if experience.id not in _SAID and len(_SAID) < 4096:
+            _SAID.add(experience.id)
+            log.warning("afteraction: search passed over stored record %r: %s", experience.id, exc)
+        return False
+    return True
 
 
 class ChannelNotes:
