@@ -360,3 +360,36 @@ def test_integers_past_2_53_share_a_canonical_form_so_a_verifier_must_find_them(
 )
 def test_inexact_integer_names_the_first_integer_past_2_53(event: dict[str, Any], path: str | None) -> None:
     assert inexact_integer(event) == path
+
+
+# --- the Python SDK's spelling of v2 (``agent-event-protocol``: json.dumps with sort_keys) ---------------------------
+
+_SDK_PAYLOADS = [
+    {"ratio": 1.0, "score": 0.5},  # JavaScript writes 1.0 as 1
+    {"10": "ten", "9": "nine"},  # JavaScript puts integer-like keys first, numerically
+    {"n": 1e-7, "big": 1e21},
+]
+
+
+@pytest.mark.parametrize("payload", _SDK_PAYLOADS)
+def test_an_event_the_python_sdk_signed_verifies(payload: dict[str, Any]) -> None:
+    """The SDK's events holding such values were refused (401) by the service, though signed right."""
+    from aep import sign_event
+
+    event = sign_event({"id": "evt-sdk", "type": "tool.call", "payload": payload}, "s3cret")
+    assert canonical_v2(event) != json.dumps(
+        {k: v for k, v in event.items() if k != "signature"}, sort_keys=True, separators=(",", ":")
+    )  # the two spellings differ for this payload
+    assert verify(event, "s3cret")
+    assert not verify(event, "another secret")
+    changed = copy.deepcopy(event)
+    changed["payload"][next(iter(payload))] = "changed"
+    assert not verify(changed, "s3cret")
+
+
+def test_the_python_spelling_is_only_a_v2_one() -> None:
+    from aep import sign_event
+
+    event = sign_event({"id": "evt-sdk", "type": "tool.call", "payload": {"ratio": 1.0}}, "s3cret")
+    event["signature"]["canon"] = "v1"  # v1 is the envelope form: the SDK's v2 digest is not one
+    assert not verify(event, "s3cret", allow_v1=True)

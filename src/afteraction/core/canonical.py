@@ -15,6 +15,13 @@ The ``signature`` field is excluded before canonicalizing. The signature object 
 (v1 carries no ``canon`` marker); afteraction may add ``key_id``, which lies outside the HMAC
 as the whole signature object does (``SIGNATURE_MEMBERS``: what a verifier reads of it).
 
+The Python SDK (``agent-event-protocol`` 0.6) writes its v2 form with ``json.dumps(...,
+sort_keys=True)``: the same bytes for strings, integers, booleans and nested objects, but not for
+a float such as ``1.0`` (JavaScript writes ``1``) nor for integer-like keys (``"10"`` before
+``"9"``); its own docstring says the two are to be reconciled. ``verify`` takes a v2 signature
+over either spelling of the event it received, so that SDK's events verify unchanged: both are
+written from the same parsed event, so neither lets a changed event pass.
+
 JavaScript holds every number as a double, so the canonical form writes an integer beyond 2**53
 rounded (``12345678901234567890`` as ``12345678901234567000``) and one past a double's range as
 ``null``: a signature then covers a whole class of integers, not the one sent.
@@ -27,6 +34,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import json
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -128,6 +136,8 @@ def verify(event: Mapping[str, Any], secret: str | bytes, *, allow_v1: bool = Fa
         matched = False
         for form in forms:
             matched |= hmac.compare_digest(_digest(event, key, form), provided)
+        if not matched and "v2" in forms:  # the Python SDK's spelling of v2 (see the module)
+            matched = hmac.compare_digest(_mac(key, _python_v2(event)), provided)
         return matched
     except (ConfigError, TypeError, ValueError, binascii.Error, RecursionError):
         return False
@@ -163,8 +173,16 @@ def _secret(secret: str | bytes) -> bytes:
 
 
 def _digest(event: Mapping[str, Any], key: bytes, version: Version) -> bytes:
-    text = canonical_v2(event) if version == "v2" else canonical_v1(event)
+    return _mac(key, canonical_v2(event) if version == "v2" else canonical_v1(event))
+
+
+def _mac(key: bytes, text: str) -> bytes:
     return hmac.new(key, text.encode("utf-8"), hashlib.sha256).digest()
+
+
+def _python_v2(event: Mapping[str, Any]) -> str:
+    """The v2 form as the Python SDK writes it (``aep._signature.canonicalize_v2``)."""
+    return json.dumps(_without_signature(event), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _without_signature(event: Mapping[str, Any]) -> dict[str, Any]:
