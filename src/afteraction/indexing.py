@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
@@ -18,6 +17,7 @@ from afteraction.core.text import embedding_text
 from afteraction.embed.base import Checked
 from afteraction.embed.forking import renewed
 from afteraction.embed.gate import GATE
+from afteraction.embed.recent import RecentVectors
 from afteraction.errors import EmbedderError
 from afteraction.model import Experience
 from afteraction.store.base import Store, StoredVector, VectorStore
@@ -27,31 +27,9 @@ __all__ = ["IndexStore", "Indexer", "RecentVectors", "index_experiences", "make_
 
 #: Seconds ``Indexer.close`` waits for vectors being written to the store (a write takes milliseconds).
 STORE_WAIT = 1.0
-
-
-class RecentVectors:
-    """The vectors of the texts embedded last, by model: a record whose embedding text did not
-    change (an outcome moved only its confidence) needs a vector at its new revision, not a new
-    embedding. Thread-safe; at most ``size`` vectors (~1.5 kB each at 384 dimensions)."""
-
-    def __init__(self, size: int = 2_048) -> None:
-        self.size = size
-        self._lock = threading.Lock()
-        self._items: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
-
-    def get(self, model: str, text: str) -> list[float] | None:
-        with self._lock:
-            found = self._items.get((model, text))
-            if found is not None:
-                self._items.move_to_end((model, text))
-            return found
-
-    def put(self, model: str, text: str, vector: list[float]) -> None:
-        with self._lock:
-            self._items[(model, text)] = vector
-            self._items.move_to_end((model, text))
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+#: After a batch failed in the store, the worker waits this long before the next, doubling up to MAX_RETRY.
+FIRST_RETRY = 0.1
+MAX_RETRY = 30.0
 
 
 def index_experiences(
@@ -158,6 +136,8 @@ class Indexer:
         self._storing = threading.Lock()  # held while vectors are written; close waits for it
         self._disabled = False
         self._thread: threading.Thread | None = None
+        self._retry = 0.0  # after a store failure, seconds to wait before the next batch (0: none)
+        self._failing = ""  # the store failure reported lately, not again while it lasts
         renewed(self)
 
     def _after_fork(self) -> None:
@@ -266,12 +246,19 @@ class Indexer:
                     batch = self._next_missing(embedder)
                 if batch:
                     self._index(embedder, batch)
-            except Exception as exc:  # a store failure: reported, the worker goes on
-                self._report(exc)
+                self._retry, self._failing = 0.0, ""
+            except Exception as exc:  # a store failure: reported once while it lasts, tried again later
+                said = f"{type(exc).__name__}: {exc}"
+                if said != self._failing:
+                    self._failing = said
+                    self._report(exc)
+                self._retry = min(MAX_RETRY, max(FIRST_RETRY, 2 * self._retry))
             finally:
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()
+                    if self._retry and not self._closing:  # a failing store is not tried in a tight loop
+                        self._cond.wait(self._retry)
 
     def _report(self, exc: BaseException) -> None:
         """``report``, except once closing: the work that failed is left to the next backfill."""

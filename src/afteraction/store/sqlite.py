@@ -109,7 +109,8 @@ class SQLiteStore:
     """A ``Store`` in one SQLite file. The parent directory is created when missing."""
 
     def __init__(self, path: str | Path, *, vector_index: vectors.IndexPolicy | None = None) -> None:
-        self.path = str(path) if str(path) == ":memory:" else Path(path).expanduser()
+        # absolute: a relative path would name another file once the process changes directory
+        self.path = str(path) if str(path) == ":memory:" else Path(path).expanduser().absolute()
         self._decode = Decoder(str(self.path))
         self._scopes = records.ScopeCache()
         self.vectors = vectors.VectorSearch(
