@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from afteraction.query_pool import POOL, POOL_SIZE, QueryPool, QueueFull, TooLate
+from afteraction.query_pool import POOL, POOL_SIZE, QueryPool, QueueFull, Stuck, TooLate
 
 
 def hung(started: list[int], release: threading.Event, n: int) -> int:
@@ -112,3 +112,22 @@ def test_a_fresh_job_runs_however_slow_the_last_ones_were() -> None:
     pool.typical = 30.0  # a load, or an embedder that was slow: at most half the budget counts
     assert pool.submit(lambda: 7, later(1.0)).result(5) == 7
     assert pool.typical < 30.0
+
+
+def test_while_every_thread_runs_past_its_deadline_a_new_job_is_refused_at_once() -> None:
+    """A hung embedder made every later search wait its whole budget for a thread, for as long as
+    the hang lasted (0.5 s a search, where the text search alone takes milliseconds)."""
+    pool, started, release = QueryPool(name="test-query", size=2), [], threading.Event()
+    try:
+        hung_jobs = [pool.submit(lambda n=n: hung(started, release, n), later(0.05)) for n in range(2)]
+        wait_started(started, 2)
+        queued = pool.submit(lambda: 9, later())  # before their deadlines: it waits for a thread
+        time.sleep(0.1)  # both running jobs are now past their deadlines
+        begun = time.perf_counter()
+        with pytest.raises(Stuck, match="each of the 2 query threads runs a search past its budget"):
+            pool.submit(lambda: 0, later())
+        assert time.perf_counter() - begun < 0.05
+    finally:
+        release.set()
+    assert [future.result(5) for future in hung_jobs] == [0, 1] and queued.result(5) == 9
+    assert pool.submit(lambda: 7, later()).result(5) == 7  # the threads are free again: jobs run

@@ -9,7 +9,9 @@ for a free thread instead of being turned away.
   left is under the typical job's run time (``QueryPool.typical``, at most half the budget) is not
   started but answered at once with ``TooLate``. Under overload the threads then go to searches
   that can still finish in time instead of to ones whose result would be dropped.
-- **A hung embedder** holds at most ``size`` threads: the threads never grow past that.
+- **A hung embedder** holds at most ``size`` threads: the threads never grow past that. While every
+  thread runs a job past its deadline, a new job is refused at once (``Stuck``) rather than queued
+  to wait its whole budget for a thread that may never come free.
 - **A search whose deadline passed while its job waited withdraws it** (``withdraw``): the job
   leaves the queue and no thread ever runs it, so searches made meanwhile do not pile up.
 - **At most ``max_queued`` jobs wait**; past that a job is refused at once (``QueueFull``).
@@ -32,7 +34,7 @@ from typing import Any, TypeVar
 
 from afteraction.embed.forking import at_fork
 
-__all__ = ["MAX_QUEUED", "POOL", "POOL_SIZE", "QueryPool", "QueueFull", "TooLate"]
+__all__ = ["MAX_QUEUED", "POOL", "POOL_SIZE", "QueryPool", "QueueFull", "Stuck", "TooLate"]
 
 T = TypeVar("T")
 
@@ -52,6 +54,10 @@ MAX_QUEUED = 256
 
 class QueueFull(Exception):
     """``max_queued`` jobs already wait for a thread."""
+
+
+class Stuck(QueueFull):
+    """Every thread runs a job past its deadline (a hung embedder, most likely)."""
 
 
 class TooLate(Exception):
@@ -81,6 +87,7 @@ class QueryPool:
     def _reset(self) -> None:
         """Empty: no thread, no job, a new lock (in a forked child, the parent's threads are gone)."""
         self._jobs: deque[_Job] = deque()
+        self._running: list[_Job] = []
         self._threads: list[threading.Thread] = []
         self._idle = 0
         self._cond = threading.Condition()
@@ -104,6 +111,9 @@ class QueryPool:
         with self._cond:
             if len(self._jobs) >= self.max_queued:
                 raise QueueFull(f"{len(self._jobs)} searches already wait for the vector channel's threads")
+            now = time.perf_counter()
+            if len(self._running) >= self.size and all(running.deadline < now for running in self._running):
+                raise Stuck(f"each of the {self.size} query threads runs a search past its budget")
             if self._idle <= len(self._jobs) and len(self._threads) < self.size:
                 thread = threading.Thread(target=self._serve, name=self.name, daemon=True)
                 thread.start()  # RuntimeError at shutdown: nothing queued then
@@ -140,11 +150,14 @@ class QueryPool:
                 typical = f"{left * 1000:.0f} ms of its budget left, where a job takes {self.typical * 1000:.0f} ms"
                 job.future.set_exception(TooLate(typical))
                 continue
+            with self._cond:
+                self._running.append(job)
             try:
                 job.future.set_result(job.run())
             except BaseException as exc:  # delivered to the waiting search
                 job.future.set_exception(exc)
             with self._cond:
+                self._running.remove(job)
                 self.typical += 0.2 * (time.perf_counter() - started - self.typical)
 
 
