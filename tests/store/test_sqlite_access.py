@@ -8,8 +8,8 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
-from contextlib import closing
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +17,13 @@ import numpy as np
 import pytest
 
 from afteraction.errors import StoreError
+from afteraction.model import Event
 from afteraction.store import SQLiteStore, sqlite_access, sqlite_terms
 from afteraction.store.base import StoredVector
+from afteraction.store.events import open_events
 from afteraction.store.sqlite_vectors import IndexPolicy
 from tests.conformance.builders import NOW, SCOPE, experience
+from tests.server.test_ingest import event
 from tests.test_fork import in_child
 
 #: Seconds a write may take while a read is held (it takes milliseconds; the machine may be loaded).
@@ -349,13 +352,10 @@ def test_a_read_after_the_file_was_deleted_says_so_and_creates_nothing(tmp_path:
     assert not path.exists()
 
 
-def _wal_after_writes_beside_endless_readers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int) -> int:
-    """The WAL's size after 300 writes and one more a second later, while two raw connections take
-    turns so that one of them is always in a read transaction (the shape of searches that never stop)."""
-    monkeypatch.setattr(sqlite_access, "WAL_LIMIT", limit)
-    path = tmp_path / "memory.db"
-    store = SQLiteStore(path)
-    store.put(experience("seed"))
+@contextmanager
+def _endless_readers(path: Path) -> Iterator[None]:
+    """Two raw connections taking turns so that one of them is always in a read transaction (the
+    shape of searches that never stop)."""
     stop = threading.Event()
 
     def readers() -> None:
@@ -376,13 +376,23 @@ def _wal_after_writes_beside_endless_readers(tmp_path: Path, monkeypatch: pytest
     thread = threading.Thread(target=readers)
     thread.start()
     try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _wal_after_writes_beside_endless_readers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int) -> int:
+    """The WAL's size after 300 writes and one more a second later, beside endless readers."""
+    monkeypatch.setattr(sqlite_access, "WAL_LIMIT", limit)
+    path = tmp_path / "memory.db"
+    store = SQLiteStore(path)
+    store.put(experience("seed"))
+    with _endless_readers(path):
         for n in range(300):
             store.put(experience(f"w-{n}", lesson="x" * 2000))
         time.sleep(1.05)  # past the once-a-second spacing of the truncations
         store.put(experience("last"))  # the write after which the WAL is truncated, if it can be
-    finally:
-        stop.set()
-        thread.join()
     size = os.stat(f"{path}-wal").st_size
     store.close()
     return size
@@ -394,3 +404,21 @@ def test_the_wal_stays_bounded_while_readers_never_pause(tmp_path: Path, monkeyp
     bounded = _wal_after_writes_beside_endless_readers(tmp_path / "b", monkeypatch, limit=limit)
     assert grown > 8 * limit  # what the readers alone do to it
     assert bounded < limit  # truncated after the last write (a checkpoint can wait for readers to move on)
+
+
+def test_the_event_stores_checkpoint_thread_bounds_the_wal_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service's event store checkpoints in a thread of its own (its writer never does): there,
+    not in the writer, the WAL is truncated past the limit."""
+    limit = 256 * 1024
+    monkeypatch.setattr(sqlite_access, "WAL_LIMIT", limit)
+    path = tmp_path / "events.db"
+    events = open_events(str(path), checkpoint_every=0.05)
+    with _endless_readers(path):
+        for n in range(40):
+            batch = [Event.from_dict(event(f"e-{n}-{i}", payload={"text": "y" * 2000})) for i in range(20)]
+            events.add_many("dev", batch)
+        grown = os.stat(f"{path}-wal").st_size
+        time.sleep(0.5)  # a few rounds of the checkpoint thread
+        bounded = os.stat(f"{path}-wal").st_size
+    events.close()
+    assert grown > limit and bounded < limit

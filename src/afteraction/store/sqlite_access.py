@@ -145,8 +145,8 @@ class Connections:
 
     def _bound_wal(self, db: sqlite3.Connection) -> None:
         """A TRUNCATE checkpoint when the WAL has passed ``WAL_LIMIT`` (see the module); never raises."""
-        if self._wal is None or time.monotonic() < self._next_truncate:
-            return
+        if self._wal is None or time.monotonic() < self._next_truncate or "wal_autocheckpoint = 0" in self._settings:
+            return  # (a store whose checkpoints run in a thread of their own bounds the WAL there: sqlite_events)
         try:
             if os.stat(self._wal).st_size <= WAL_LIMIT:
                 return

@@ -8,6 +8,7 @@ The rules it keeps are those of ``afteraction.store.events``.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from afteraction.model import Event
+from afteraction.store import sqlite_access
 from afteraction.store.events import (
     MAX_TREE_DEPTH,
     MAX_TREE_SESSIONS,
@@ -63,7 +65,10 @@ _COLUMNS = "id, trace_id, parent_session_id, source, started_at, ended_at, event
 class _Checkpointer:
     """Copies the WAL into the database file from a thread of its own, on its own connection,
     so the fsyncs of a checkpoint never stall a commit (the writer's connection no longer
-    checkpoints by itself). PASSIVE: it never waits for, nor blocks, a reader or the writer."""
+    checkpoints by itself). PASSIVE: it never waits for, nor blocks, a reader or the writer;
+    but past ``sqlite_access.WAL_LIMIT`` it truncates the WAL (TRUNCATE, waiting at most
+    ``TRUNCATE_WAIT_MS`` for the readers then in it), which readers that never pause would
+    otherwise keep from ever starting over (see ``sqlite_access``)."""
 
     def __init__(self, path: Path, every: float) -> None:
         self._path, self._every = path, every
@@ -76,10 +81,18 @@ class _Checkpointer:
             db = sqlite3.connect(self._path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         except sqlite3.Error:  # the writer's connection checkpoints at close anyway
             return
+        wal = Path(f"{self._path}-wal")
         with closing(db):
             while not self._stop.wait(self._every):
-                with suppress(sqlite3.Error):
-                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                with suppress(sqlite3.Error, OSError):
+                    if os.stat(wal).st_size <= sqlite_access.WAL_LIMIT:
+                        db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                        continue
+                    db.execute(f"PRAGMA busy_timeout = {sqlite_access.TRUNCATE_WAIT_MS}")
+                    try:
+                        db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                    finally:
+                        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
     def close(self) -> None:
         self._stop.set()

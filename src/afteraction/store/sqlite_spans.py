@@ -39,7 +39,7 @@ class SQLiteSpans:
         return [TraceSummary(trace, int(count), float(first)) for trace, count, first in rows]
 
     def release(self, tenant: str, traces: Collection[str], *, now: float, bounds: Bounds) -> Released:
-        with self.store._reading() as db:
+        with self.store._snapshot() as db:  # the summary and the spans read in one snapshot
             rows = db.execute(_SUMMARY, (tenant,)).fetchall()
             summaries = [TraceSummary(trace, int(count), float(first)) for trace, count, first in rows]
             late = due(summaries, now=now, bounds=bounds)
