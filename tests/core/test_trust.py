@@ -2,11 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from afteraction.core.distill import distill
+from afteraction.core.distill import capped, distill
 from afteraction.core.trust import (
     applied,
     confidence,
     outcome_digest,
+    outcome_key,
     record_outcome,
     with_wording,
     wording_may_join,
@@ -108,3 +109,27 @@ def test_a_run_applied_a_lesson_when_it_called_every_tool_of_its_fix() -> None:
     assert not applied(three, ["deploy", "raise_probe_timeout", "search"])  # another tool
     assert not applied(three, ["deploy_all", "raise_probe_timeout", "search (web)"])  # a longer name is another tool
     assert not applied(make_experience("no steps", scope=ACME), ["deploy"])  # nothing to apply: no evidence
+
+
+def test_a_lesson_whose_steps_were_capped_is_applied_by_a_run_that_called_their_tools() -> None:
+    """Past 64 steps the last one counts the rest ("… and 7 more") and names no tool: no run ever
+    applied such a lesson, so it could never be Reinforced or Contested through use."""
+    steps = capped(tuple(f"step_{n}() → ok" for n in range(70)))
+    assert steps[-1] == "… and 7 more"
+    lesson = make_experience("many", scope=ACME, solution=Solution(steps=steps))
+    assert applied(lesson, [f"step_{n}" for n in range(70)])
+    assert not applied(lesson, [f"step_{n}" for n in range(62)])  # a shown step's tool was not called
+    assert not applied(make_experience("only", scope=ACME, solution=Solution(steps=("… and 3 more",))), ["x"])
+
+
+def test_runs_with_long_ids_alike_at_the_start_have_keys_of_their_own() -> None:
+    """Cut at the key's length, two run ids of 256 characters that differ at the end shared one key:
+    the second run's verdict was taken for a repeat and dropped."""
+    first, second = "r" * 252 + "aaaa", "r" * 252 + "bbbb"
+    assert outcome_key(first) != outcome_key(second)
+    assert all(len(outcome_key(run)) <= 256 for run in (first, second))
+    assert outcome_key("run-7") == "run:run-7"  # a short id keeps its readable key
+    lesson = make_experience("x", scope=ACME)
+    once = record_outcome(lesson, False, T0, key=outcome_key(first))
+    twice = record_outcome(once, False, T0, key=outcome_key(second))
+    assert (twice.supporting, twice.contradicting) == (lesson.supporting, lesson.contradicting + 2)

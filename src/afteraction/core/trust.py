@@ -4,6 +4,7 @@ evidence about a lesson, and the wordings a lesson learns from the verified runs
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Collection
 from dataclasses import replace
 from datetime import datetime
@@ -44,9 +45,13 @@ def applied(lesson: Experience, tools: Collection[str]) -> bool:
     says nothing against it (agents fail for many reasons: counted, a 30% rate of unrelated
     failures would bury about one good lesson in five for good), and one that passed without it
     says nothing for it. A lesson without steps is never applied."""
-    steps = worked_steps(lesson)
+    steps = tuple(step for step in worked_steps(lesson) if not _MORE.fullmatch(step))
     calls = tuple(f"{tool}(" for tool in set(tools))
     return bool(steps) and all(step.startswith(calls) for step in steps)
+
+
+#: The last step of a lesson whose steps were capped (``core.distill.capped``): it names no tool.
+_MORE = re.compile(r"… and \d+ more")
 
 
 def worked_steps(lesson: Experience) -> tuple[str, ...]:
@@ -55,8 +60,12 @@ def worked_steps(lesson: Experience) -> tuple[str, ...]:
 
 
 def outcome_key(run_id: str) -> str:
-    """The key under which run ``run_id``'s outcome is counted once."""
-    return f"run:{run_id}"[: _check.MAX_ID]
+    """The key under which run ``run_id``'s outcome is counted once (a run id too long for a key
+    is kept whole through its digest: cut, two runs alike at the start would share one key)."""
+    key = f"run:{run_id}"
+    if len(key) <= _check.MAX_ID:
+        return key
+    return f"run-sha256:{hashlib.sha256(run_id.encode('utf-8', 'surrogatepass')).hexdigest()}"
 
 
 def run_digest(run_id: str) -> str:
