@@ -364,3 +364,29 @@ def test_a_naive_clock_is_a_config_error_where_it_is_read(tmp_path: Path) -> Non
             naive.search("deploys time out", scope=PROJECT)
         with pytest.raises(aa.ConfigError, match="aware datetime"):
             naive.run(TASK, scope=PROJECT)
+
+
+def test_a_fix_that_stops_working_leaves_the_block_as_soon_as_its_evidence_says(mem: aa.Memory) -> None:
+    """A block shows the copies of one fix once, the best of them. Failures went to the one shown,
+    then, once it fell below another copy, to that one, and so on: after 8 verified reuses the fix
+    stayed in blocks for 26 failed applications, where the lesson's own evidence says 10."""
+    lesson = teach(mem)
+
+    def apply_fix(task: str, *, passed: bool) -> str:
+        with mem.run(task, scope=PROJECT) as run:
+            block = run.reference_block()
+            run.tool("raise_probe_timeout", result="ok")  # exactly the fix: its lesson is a copy
+            run.tool("deploy", result="rolled out")
+            run.check("deployed", passed=passed)
+        return block
+
+    for n in range(8):
+        assert apply_fix(f"{TASK} again, number {n}", passed=True)
+    supported = mem.get(lesson.id, scope=PROJECT)
+    assert supported.supporting == 9  # the evidence gathered on the lesson shown
+    failures = 0
+    while apply_fix(f"{TASK} once more, number {failures}", passed=False) and failures < 100:
+        failures += 1
+    assert failures == 10  # (1 + 9) / (2 + 9 + F) < 0.5 from F = 10: the next run is given no block
+    statuses = {found.experience.status for found in mem.lessons(scope=PROJECT, limit=100)}
+    assert statuses == {aa.Status.CONTESTED, aa.Status.QUARANTINED}  # every copy went with it

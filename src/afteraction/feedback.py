@@ -9,8 +9,12 @@ every tool of the lesson's worked steps: ``core.trust.applied``) when it has one
 outcome per lesson (``Memory.record_outcome``), keyed by the run (``outcome_key``) so that the
 same run finished, resubmitted or retried counts once, and, for a verified run, its task as a
 wording the lesson is found by. Never the run's own lesson (a retried run may be given the
-lesson its first finish stored): that is not independent evidence. Each failure goes to
-``report`` and the next lesson is tried; nothing raises.
+lesson its first finish stored): that is not independent evidence. A block shows the copies
+of one fix once (``core.render``): a run that applied the shown one and failed counts as a
+failure of each copy too, or the failures of a fix that stopped working would go to one copy
+after another, each its best at the time, and keep the fix in blocks about three times as long
+as its evidence says; a success counts for the shown one alone, where the evidence gathers.
+Each failure goes to ``report`` and the next lesson is tried; nothing raises.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import random
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from afteraction.core.capture import clean_task
@@ -121,11 +125,14 @@ def feed_back(
     passed: bool,
     own: str | None,
     report: Callable[[BaseException, str], None],
+    copies: Mapping[str, Sequence[Experience]] | None = None,
 ) -> int:
     """The verdict (``passed``) of ``run`` (sanitized) as one reuse outcome of each lesson in
     ``given`` but ``own`` whose fix it applied (``core.trust.applied``); how many were recorded
     (see the module). ``given`` maps each lesson's id to the lesson as the run's search returned
-    it, when the run has it (``count_outcome``'s ``known``), else None: then it is read first."""
+    it, when the run has it (``count_outcome``'s ``known``), else None: then it is read first.
+    ``copies``: for a lesson a block showed for a group, the copies of its fix it stood for; a
+    failure of a run that applied the fix is one against each of them too (see the module)."""
     run_id, scope, task = run.id, run.scope, run.task
     tools = {call.tool for call in run.calls}
     key, recorded = outcome_key(run_id), 0
@@ -141,4 +148,32 @@ def feed_back(
             report(exc, "run.feedback")
             continue
         recorded += 1
+        if not passed:
+            recorded += _against_copies(
+                (copies or {}).get(id, ()), memory, scope, key, tools, skip={own, *given}, report=report
+            )
     return recorded
+
+
+def _against_copies(
+    copies: Sequence[Experience],
+    memory: Memory,
+    scope: Scope,
+    key: str,
+    tools: set[str],
+    *,
+    skip: set[str | None],
+    report: Callable[[BaseException, str], None],
+) -> int:
+    """A failure against each copy of a failed fix (read from the store: ``known`` is only a search's hit)."""
+    counted = 0
+    for copy in copies:
+        if copy.id in skip or not applied(copy, tools):
+            continue
+        try:
+            memory.record_outcome(copy.id, scope=scope, success=False, key=key)
+        except Exception as exc:
+            report(exc, "run.feedback")
+            continue
+        counted += 1
+    return counted

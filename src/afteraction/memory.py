@@ -26,7 +26,7 @@ from afteraction import arguments
 from afteraction.core.capture import clean_env, clean_experience, clean_run, clean_skill
 from afteraction.core.distill import distill
 from afteraction.core.rank import DEFAULT_WEIGHTS, Weights
-from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout, block_with_hits
+from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout, block_with_copies
 from afteraction.core.sanitize import LIMITS, Limits
 from afteraction.core.text import MAX_QUERY_TERMS
 from afteraction.core.verify import Verifier
@@ -297,17 +297,23 @@ class Memory:
         max_tokens: int | None = None,
     ) -> tuple[str, tuple[Hit, ...]]:
         """``reference_block``'s block for ``task`` and the hits it shows (what a run was given)."""
-        if not isinstance(task, str):
-            raise ValidationError("task", f"must be a string, got {type(task).__name__}")
         options = self.block_options.with_(
             layout=layout, max_records=max_records, max_bytes=max_bytes, max_tokens=max_tokens
         )
+        return self._block(task, scope, env, options)[:2]
+
+    def _block(
+        self, task: str, scope: Scope, env: Mapping[str, str] | None, options: BlockOptions
+    ) -> tuple[str, tuple[Hit, ...], tuple[tuple[Experience, ...], ...]]:
+        """The block, the hits it shows and the copies each stands for (``core.render.block_with_copies``)."""
+        if not isinstance(task, str):
+            raise ValidationError("task", f"must be a string, got {type(task).__name__}")
         hits = self._ranked(task, scope, k := min(options.max_records, 100), env)
-        block, shown = block_with_hits(whole(hits, k), options, complete=len(hits) < k)
-        if len(shown) < k < len(hits):  # a record too large for the bounds, or copies: on to the next ranked
-            block, shown = block_with_hits(whole(hits, 2 * k), options, complete=len(hits) <= 2 * k)
-        self.handed.add(hit.experience for hit in shown)
-        return block, shown
+        found = block_with_copies(whole(hits, k), options, complete=len(hits) < k)
+        if len(found[1]) < k < len(hits):  # a record too large for the bounds, or copies: on to the next ranked
+            found = block_with_copies(whole(hits, 2 * k), options, complete=len(hits) <= 2 * k)
+        self.handed.add(hit.experience for hit in found[1])
+        return found
 
     def lessons(
         self, *, scope: Scope, limit: int = 50, offset: int = 0, status: Status | str | None = None

@@ -103,6 +103,7 @@ class RunRecorder:
         self._aio: AsyncMemory | None = None  # the async face that made this run (``async with`` finishes there)
         self._feedback = feedback
         self._given: dict[str, Experience] = {}  # the lessons this run was given, by id, in order
+        self._copies: dict[str, tuple[Experience, ...]] = {}  # the copies of a given lesson's fix a block hid
 
     @property
     def task(self) -> str:
@@ -223,19 +224,14 @@ class RunRecorder:
         the block count as given to the run. "" when memory fails (``on_error`` hears why). Off the
         event loop: ``await amem.block_for(run)``."""
         try:
-            block, shown = self._memory.block_with_hits(
-                self.task,
-                scope=self.scope,
-                env=self._env,
-                layout=layout,
-                max_records=max_records,
-                max_bytes=max_bytes,
-                max_tokens=max_tokens,
+            options = self._memory.block_options.with_(
+                layout=layout, max_records=max_records, max_bytes=max_bytes, max_tokens=max_tokens
             )
+            block, shown, copies = self._memory._block(self.task, self.scope, self._env, options)
         except Exception as exc:
             self._report(exc, "run.reference_block")
             return ""
-        self._was_given(shown)
+        self._was_given(shown, copies)
         return block
 
     @property
@@ -244,11 +240,15 @@ class RunRecorder:
         with self._lock:
             return tuple(self._given)
 
-    def _was_given(self, hits: Sequence[Hit]) -> None:
+    def _was_given(self, hits: Sequence[Hit], copies: Sequence[tuple[Experience, ...]] = ()) -> None:
+        """``hits`` count as given to the run; ``copies`` (beside each hit, when a block showed it for
+        a group) are the copies of its fix that a failure of the run also speaks against."""
         with self._lock:
             if not self._done:
-                for hit in hits:
+                for n, hit in enumerate(hits):
                     self._given.setdefault(hit.id, hit.experience)
+                    if n < len(copies) and copies[n]:
+                        self._copies.setdefault(hit.id, copies[n])
 
     # -- finishing -----------------------------------------------------------------------
 
@@ -307,8 +307,8 @@ class RunRecorder:
         if self._feedback:
             own = None if self._result is None else self._result.id
             with self._lock:
-                known = dict(self._given)
-            feed_back(self._memory, known, run, passed=verdict.passed, own=own, report=self._report)
+                known, copies = dict(self._given), dict(self._copies)
+            feed_back(self._memory, known, run, passed=verdict.passed, own=own, report=self._report, copies=copies)
 
     def to_run(self) -> Run:
         """The run as recorded so far, sanitized (secrets redacted, values cut at the limits)."""

@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_BLOCK",
     "PREAMBLE",
     "BlockOptions",
+    "block_with_copies",
     "block_with_hits",
     "estimate_tokens",
     "render_block",
@@ -180,7 +181,17 @@ def _same_fix(hits: Sequence[Hit], layout: Layout) -> list[list[tuple[Hit, list[
 def block_with_hits(
     hits: Sequence[Hit], options: BlockOptions = DEFAULT_BLOCK, *, complete: bool = True
 ) -> tuple[str, tuple[Hit, ...]]:
-    """``render_block``'s block and the hits it shows, in order.
+    """``render_block``'s block and the hits it shows, in order (see ``block_with_copies``)."""
+    block, shown, _ = block_with_copies(hits, options, complete=complete)
+    return block, shown
+
+
+def block_with_copies(
+    hits: Sequence[Hit], options: BlockOptions = DEFAULT_BLOCK, *, complete: bool = True
+) -> tuple[str, tuple[Hit, ...], tuple[tuple[Experience, ...], ...]]:
+    """``render_block``'s block, the hits it shows, in order, and beside each the copies of its fix
+    that it stands for (the other hits of its group: a run that applied the fix and failed is
+    evidence against each of them, not only against the one shown).
 
     Verified reuses of a lesson each store a lesson of their own, and five copies of one fix
     would fill a block without telling the agent more than that the fix held five times. So the
@@ -194,6 +205,7 @@ def block_with_hits(
     used = len(head.encode("utf-8")) + len(tail.encode("utf-8"))
     records: list[str] = []
     shown: list[Hit] = []
+    copies: list[tuple[Experience, ...]] = []
     for group in _same_fix(hits, options.layout):
         if len(records) >= options.max_records:
             break
@@ -209,8 +221,9 @@ def block_with_hits(
                 continue
             records.append(record)
             shown.append(hit)
+            copies.append(tuple(other.experience for other, _ in group if other is not hit))
             used += size
             break
     if not records:
-        return "", ()
-    return head + "".join(records) + tail, tuple(shown)
+        return "", (), ()
+    return head + "".join(records) + tail, tuple(shown), tuple(copies)
