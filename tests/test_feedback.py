@@ -204,7 +204,7 @@ def test_a_reuse_that_goes_straight_to_the_fix_is_counted_with_the_lesson_it_was
     assert mem.reference_block(TASK, scope=PROJECT).count("\n[") == 2
 
 
-def test_a_block_full_of_copies_counts_them_as_at_least(mem: aa.Memory) -> None:
+def test_a_block_full_of_copies_goes_through_every_hit_and_counts_them(mem: aa.Memory) -> None:
     lesson = teach(mem)
     for i in range(9):
         with mem.run(f"{TASK} ({i})", scope=PROJECT, run_id=f"copy-{i}") as run:
@@ -214,8 +214,9 @@ def test_a_block_full_of_copies_counts_them_as_at_least(mem: aa.Memory) -> None:
             run.tool("deploy", result="rolled out")
             run.check("deployed", passed=True)
     block, shown = mem.block_with_hits(TASK, scope=PROJECT, max_records=4)
-    # copies take no place: the block looks at the next ranked hits (twice max_records) for other lessons
-    assert block.count("\n[") == 1 and "the same steps verified in at least 7 more runs\n" in block
+    # copies take no place: the block goes on through the ranked hits for other lessons (doubling how many it
+    # reads, up to all of them), so here it read all ten and counts the copies exactly
+    assert block.count("\n[") == 1 and "the same steps verified in 9 more runs\n" in block
     assert len(shown) == 1 and mem.get(lesson.id, scope=PROJECT).supporting == 1  # no run was given it
 
 
@@ -390,3 +391,21 @@ def test_a_fix_that_stops_working_leaves_the_block_as_soon_as_its_evidence_says(
     assert failures == 10  # (1 + 9) / (2 + 9 + F) < 0.5 from F = 10: the next run is given no block
     statuses = {found.experience.status for found in mem.lessons(scope=PROJECT, limit=100)}
     assert statuses == {aa.Status.CONTESTED, aa.Status.QUARANTINED}  # every copy went with it
+
+
+def test_the_copies_of_a_popular_fix_leave_room_for_other_lessons(mem: aa.Memory) -> None:
+    """The block went through at most twice max_records hits: twenty copies of one fix ranked first
+    filled them, and three other relevant lessons were left out of a block with room for them."""
+    teach(mem)
+    for i in range(20):
+        with mem.run(f"{TASK} ({i})", scope=PROJECT, run_id=f"copy-{i}") as run:
+            run.tool("raise_probe_timeout", result="ok")
+            run.tool("deploy", result="rolled out")
+            run.check("deployed", passed=True)
+    for region in ("east", "west", "north"):
+        with mem.run(f"Deploys to the staging cluster in {region} time out on quota", scope=PROJECT) as run:
+            run.tool(f"raise_quota_{region}", result="ok")
+            run.check("deployed", passed=True)
+    block, shown = mem.block_with_hits(TASK, scope=PROJECT, max_records=4)
+    assert len(shown) == 4 and sum(1 for hit in shown if "quota" in hit.experience.task) == 3
+    assert "the same steps verified in 19 more runs" in block  # the twenty runs of one fix, shown once

@@ -309,9 +309,10 @@ class Memory:
         if not isinstance(task, str):
             raise ValidationError("task", f"must be a string, got {type(task).__name__}")
         hits = self._ranked(task, scope, k := min(options.max_records, 100), env)
-        found = block_with_copies(whole(hits, k), options, complete=len(hits) < k)
-        if len(found[1]) < k < len(hits):  # a record too large for the bounds, or copies: on to the next ranked
-            found = block_with_copies(whole(hits, 2 * k), options, complete=len(hits) <= 2 * k)
+        found, window = block_with_copies(whole(hits, k), options, complete=len(hits) < k), k
+        while len(found[1]) < k and window < len(hits):  # records too large for the bounds, or copies: further
+            window = min(2 * window, len(hits))
+            found = block_with_copies(whole(hits, window), options, complete=len(hits) <= window)
         self.handed.add(hit.experience for hit in found[1])
         return found
 
