@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 import afteraction as aa
-from afteraction.embed import Checked, MiniLM, batching
-from afteraction.errors import ConfigError
+from afteraction.embed import Checked, batching
 from afteraction.store import MemoryStore
 from afteraction.vector_channel import LazyEmbedder
 from tests.conformance.builders import NOW, SCOPE, experience
+from tests.embed.conftest import bundled_minilm
 from tests.hybrid_doubles import Gate, Letters, Sleepy
 
 pytestmark = [
@@ -177,12 +177,7 @@ def test_a_batch_in_a_child_does_not_wait_on_the_parents_helper_threads() -> Non
 
 
 def test_the_bundled_model_embeds_a_batch_in_a_child_on_fresh_helper_threads() -> None:
-    try:
-        minilm = MiniLM(parallel=2, cache_size=0)
-    except ConfigError as exc:
-        if os.environ.get("AFTERACTION_SKIP_EMBED") == "1":
-            pytest.skip(str(exc))
-        raise
+    minilm = bundled_minilm(parallel=2, cache_size=0)
     texts = [f"deploy {i} failed on a lock" for i in range(8)]
     expected = minilm.embed_array(texts)
     assert minilm._pool is not None  # the parent's helper threads started

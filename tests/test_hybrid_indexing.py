@@ -3,23 +3,20 @@ revision guard under a real race, every failure kind reported, the backfill, a b
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from dataclasses import replace
 from typing import Any
 
-import pytest
-
 import afteraction as aa
-from afteraction.embed import Checked, MiniLM
+from afteraction.embed import Checked
 from afteraction.embed.minilm import REQUANTIZED_MODEL_ID
-from afteraction.errors import ConfigError
 from afteraction.indexing import Indexer
 from afteraction.store import MemoryStore
 from afteraction.store.base import VectorStore
 from afteraction.vector_channel import LazyEmbedder
 from tests.conformance.builders import NOW, SCOPE, experience
+from tests.embed.conftest import bundled_minilm
 from tests.hybrid_doubles import Down, Gate, Letters, NaNs, Poisoned, Short, Sleepy
 
 
@@ -192,12 +189,7 @@ def test_a_provider_down_is_reported_once_per_batch_not_once_per_record() -> Non
 
 def test_background_indexing_with_the_bundled_model_uses_every_core_and_its_variants_id() -> None:
     """The real default: the re-quantized MiniLM, a batch's model calls on two threads."""
-    try:
-        minilm = MiniLM(parallel=2, cache_size=0)
-    except ConfigError as exc:
-        if os.environ.get("AFTERACTION_SKIP_EMBED") == "1":
-            pytest.skip(str(exc))
-        raise
+    minilm = bundled_minilm(parallel=2, cache_size=0)
     assert minilm.model_id == REQUANTIZED_MODEL_ID
     store = MemoryStore()
     mem = memory(store, minilm)

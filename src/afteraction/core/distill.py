@@ -16,7 +16,7 @@ from afteraction.core.errorclass import error_class
 from afteraction.core.ids import experience_id
 from afteraction.core.trust import confidence
 from afteraction.model import Attempt, Experience, Run, Scenario, Skill, Solution, Status, ToolCall, Tried, Verdict
-from afteraction.model._check import MAX_ITEMS, MAX_TEXT
+from afteraction.model._check import MAX_ITEMS, MAX_TEXT, more_items
 
 __all__ = ["capped", "describe_call", "distill", "lesson_text", "within"]
 
@@ -94,7 +94,7 @@ def _summary(run: Run, verdict: Verdict) -> str:
 def capped(items: tuple[str, ...], limit: int = MAX_ITEMS) -> tuple[str, ...]:
     """``items`` within ``limit``: past it, the first ``limit - 1`` and a last one that counts the rest, so
     that a record always reads back and imports (a run of 100 checks is still verified by them)."""
-    return items if len(items) <= limit else (*items[: limit - 1], f"… and {len(items) - limit + 1} more")
+    return items if len(items) <= limit else (*items[: limit - 1], more_items(len(items) - limit + 1))
 
 
 def within(environment: Mapping[str, str], limit: int = MAX_ITEMS) -> dict[str, str]:

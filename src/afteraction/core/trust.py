@@ -4,7 +4,6 @@ evidence about a lesson, and the wordings a lesson learns from the verified runs
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Collection
 from dataclasses import replace
 from datetime import datetime
@@ -45,13 +44,9 @@ def applied(lesson: Experience, tools: Collection[str]) -> bool:
     says nothing against it (agents fail for many reasons: counted, a 30% rate of unrelated
     failures would bury about one good lesson in five for good), and one that passed without it
     says nothing for it. A lesson without steps is never applied."""
-    steps = tuple(step for step in worked_steps(lesson) if not _MORE.fullmatch(step))
+    steps = tuple(step for step in worked_steps(lesson) if not _check.MORE_ITEMS.fullmatch(step))  # names no tool
     calls = tuple(f"{tool}(" for tool in set(tools))
     return bool(steps) and all(step.startswith(calls) for step in steps)
-
-
-#: The last step of a lesson whose steps were capped (``core.distill.capped``): it names no tool.
-_MORE = re.compile(r"… and \d+ more")
 
 
 def worked_steps(lesson: Experience) -> tuple[str, ...]:

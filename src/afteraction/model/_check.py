@@ -19,6 +19,13 @@ MAX_NAME = 200
 MAX_TEXT = 16_384
 #: Items of a list field (checks, steps, symptoms) and entries of an environment, as an import accepts them.
 MAX_ITEMS = 64
+#: The last item of a list cut at MAX_ITEMS counts the rest: ``more_items(7)`` is "… and 7 more".
+MORE_ITEMS = re.compile(r"… and \d+ more")
+
+
+def more_items(count: int) -> str:
+    return f"… and {count} more"
+
 
 _RFC3339 = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})\Z", re.ASCII

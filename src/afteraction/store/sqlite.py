@@ -145,6 +145,10 @@ class SQLiteStore:
         """Set ``PRAGMA``s of the writing connection."""
         self._connections.configure(*pragmas)
 
+    def _checkpoint_elsewhere(self) -> None:
+        """The writer stops checkpointing and bounding the WAL: the caller's thread does (``sqlite_events``)."""
+        self._connections.checkpoint_elsewhere()
+
     # writes
 
     def put(self, experience: Experience) -> bool:

@@ -42,7 +42,7 @@ from afteraction.errors import StoreError
 from afteraction.store.sqlite_connection import BUSY_TIMEOUT_MS, connect, connect_reader, locked
 from afteraction.store.sqlite_terms import TermCounts
 
-__all__ = ["KEPT", "TRUNCATE_WAIT_MS", "WAL_LIMIT", "Connections", "Held"]
+__all__ = ["KEPT", "TRUNCATE_WAIT_MS", "WAL_LIMIT", "Connections", "Held", "truncate_wal", "wal_over_limit"]
 
 KEPT = 4
 #: The WAL's size past which a write is followed by a TRUNCATE checkpoint (see the module).
@@ -143,22 +143,18 @@ class Connections:
                 "open the store again (a restored file is then the one used)"
             )
 
+    def checkpoint_elsewhere(self) -> None:
+        """The writer no longer checkpoints, nor bounds the WAL: a thread of the caller's does both
+        (``sqlite_events``: so that a checkpoint's fsyncs never stall a commit)."""
+        self.configure("wal_autocheckpoint = 0")
+        self._wal = None
+
     def _bound_wal(self, db: sqlite3.Connection) -> None:
         """A TRUNCATE checkpoint when the WAL has passed ``WAL_LIMIT`` (see the module); never raises."""
-        if self._wal is None or time.monotonic() < self._next_truncate or "wal_autocheckpoint = 0" in self._settings:
-            return  # (a store whose checkpoints run in a thread of their own bounds the WAL there: sqlite_events)
-        try:
-            if os.stat(self._wal).st_size <= WAL_LIMIT:
-                return
-        except OSError:
+        if self._wal is None or time.monotonic() < self._next_truncate or not wal_over_limit(self._wal):
             return
         self._next_truncate = time.monotonic() + 1.0
-        with suppress(sqlite3.Error):
-            db.execute(f"PRAGMA busy_timeout = {TRUNCATE_WAIT_MS}")
-            try:
-                db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-            finally:
-                db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        truncate_wal(db)
 
     # reading
 
@@ -276,6 +272,25 @@ class Connections:
         self._lock, self._pool = threading.Lock(), threading.Lock()
         self._pid = os.getpid()
         self.forked()
+
+
+def wal_over_limit(wal: Path) -> bool:
+    """Whether the WAL file ``wal`` has passed ``WAL_LIMIT`` (False when there is none)."""
+    try:
+        return os.stat(wal).st_size > WAL_LIMIT
+    except OSError:
+        return False
+
+
+def truncate_wal(db: sqlite3.Connection) -> None:
+    """A TRUNCATE checkpoint through ``db``, waiting at most ``TRUNCATE_WAIT_MS`` for the readers in
+    the WAL (it gives up until the next try when they stay); never raises."""
+    with suppress(sqlite3.Error):
+        db.execute(f"PRAGMA busy_timeout = {TRUNCATE_WAIT_MS}")
+        try:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        finally:
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
 
 def _identity(path: str | Path) -> tuple[int, int] | None:

@@ -8,7 +8,6 @@ The rules it keeps are those of ``afteraction.store.events``.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -17,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from afteraction.model import Event
-from afteraction.store import sqlite_access
 from afteraction.store.events import (
     MAX_TREE_DEPTH,
     MAX_TREE_SESSIONS,
@@ -36,6 +34,7 @@ from afteraction.store.events import (
     type_counts,
 )
 from afteraction.store.sqlite import BUSY_TIMEOUT_MS, SQLiteStore
+from afteraction.store.sqlite_access import truncate_wal, wal_over_limit
 
 __all__ = ["MAX_TREE_DEPTH", "MAX_TREE_SESSIONS", "SQLiteEvents", "Session", "Tree"]
 
@@ -84,15 +83,11 @@ class _Checkpointer:
         wal = Path(f"{self._path}-wal")
         with closing(db):
             while not self._stop.wait(self._every):
-                with suppress(sqlite3.Error, OSError):
-                    if os.stat(wal).st_size <= sqlite_access.WAL_LIMIT:
-                        db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                        continue
-                    db.execute(f"PRAGMA busy_timeout = {sqlite_access.TRUNCATE_WAIT_MS}")
-                    try:
-                        db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-                    finally:
-                        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                if wal_over_limit(wal):
+                    truncate_wal(db)
+                    continue
+                with suppress(sqlite3.Error):
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def close(self) -> None:
         self._stop.set()
@@ -143,7 +138,7 @@ class SQLiteEvents(ReadsThroughReader):
         self._checkpointer: _Checkpointer | None = None
         store._configure("synchronous = FULL")
         if checkpoint_every is not None and isinstance(store.path, Path):
-            store._configure("wal_autocheckpoint = 0")
+            store._checkpoint_elsewhere()
             self._checkpointer = _Checkpointer(store.path, checkpoint_every)
 
     def close(self) -> None:
