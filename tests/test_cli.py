@@ -83,6 +83,22 @@ def test_block_names_its_lessons_and_outcome_reports_back_once(tmp_path: Path) -
     assert code != 0 and "no lesson 'nope'" in err
 
 
+def test_set_status_takes_a_lesson_out_of_blocks_and_lessons_says_why(tmp_path: Path) -> None:
+    db = str(tmp_path / "m.db")
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps(MINIMAL) + "\n", encoding="utf-8")
+    cli("import", str(source), "--db", db)
+    code, out, _ = cli("set-status", "legacy-1", "stale", "--reason", "before the feed moved", *ACME, "--db", db)
+    assert code == 0 and out == "legacy-1  Stale  confidence 0.80  (before the feed moved)\n"
+    assert cli("block", "package feed 401 token expired", *ACME, "--db", db)[1] == ""
+    [listed] = json.loads(cli("lessons", *ACME, "--json", "--db", db)[1])
+    assert listed["reason"] == "status is Stale: before the feed moved"
+    code, _, err = cli("set-status", "legacy-1", "reinforced", *ACME, "--db", db)
+    assert code == 2 and "reinforced" in err
+    decided = json.loads(cli("set-status", "legacy-1", "validated", *ACME, "--json", "--db", db)[1])
+    assert decided["status"] == "validated" and "status_reason" not in decided
+
+
 def test_import_minimal_line_keeps_id_and_search_json_shape(tmp_path: Path) -> None:
     db = str(tmp_path / "m.db")
     source = tmp_path / "in.jsonl"

@@ -64,6 +64,20 @@ def test_a_run_recorded_on_one_host_teaches_another(server: str, mem: aa.Memory,
         assert other.get(lesson.id, scope=scope) == lesson
 
 
+def test_a_person_revokes_a_lesson_through_the_service(mem: aa.Memory, scope: aa.Scope) -> None:
+    lesson = record(mem, scope)
+    assert lesson is not None
+    revoked = mem.set_status(lesson.id, "revoked", scope=scope, reason="refunds twice")
+    assert (revoked.status, revoked.status_reason) == (aa.Status.REVOKED, "refunds twice")
+    assert mem.reference_block("refund stuck in pending", scope=scope) == ""
+    with pytest.raises(ValidationError) as info:  # the service names the field
+        mem.set_status(lesson.id, "reinforced", scope=scope)
+    assert info.value.field == "status"
+    with pytest.raises(NotFoundError):
+        mem.set_status("exp_nothing", "revoked", scope=scope)
+    assert mem.set_status(lesson.id, "validated", scope=scope).status is aa.Status.VALIDATED
+
+
 def test_outcomes_and_imports_go_through_the_service(mem: aa.Memory, scope: aa.Scope) -> None:
     lesson = record(mem, scope)
     assert lesson is not None

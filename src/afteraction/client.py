@@ -269,6 +269,18 @@ class RemoteMemory(Memory):
             Experience.from_dict, self._call("POST", f"/experience/lessons/{_segment(id)}/outcome", json=body)
         )
 
+    def set_status(
+        self, id: str, status: Status | str, *, scope: Scope, reason: str = "", attempts: int = OUTCOME_ATTEMPTS
+    ) -> Experience:
+        """``Memory.set_status`` on the service (which retries a lost race itself: ``attempts`` is not sent)."""
+        scope, _ = arguments.host_scope(scope), _check.integer(attempts, "attempts", minimum=1)
+        if arguments.lesson_id(id) is None:
+            raise NotFoundError(f"no lesson {str(id)[:120]!r} in this scope")
+        body = {"scope": scope.to_dict(), "status": Status.parse(status).value, "reason": reason}
+        return _parsed(
+            Experience.from_dict, self._call("POST", f"/experience/lessons/{_segment(id)}/status", json=body)
+        )
+
     # -- maintenance ---------------------------------------------------------------------
 
     def export(self, tenant: str | None = None) -> Iterator[Experience]:

@@ -15,6 +15,9 @@ failure of each copy too, or the failures of a fix that stopped working would go
 after another, each its best at the time, and keep the fix in blocks about three times as long
 as its evidence says; a success counts for the shown one alone, where the evidence gathers.
 Each failure goes to ``report`` and the next lesson is tried; nothing raises.
+
+``change_status`` is ``Memory.set_status``: a person's decision about a lesson (``core.trust.set_status``),
+stored under the same revision check.
 """
 
 from __future__ import annotations
@@ -27,14 +30,31 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from afteraction.core.capture import clean_task
-from afteraction.core.trust import applied, outcome_key, record_outcome, with_wording, wording_may_join
+from afteraction.core.trust import (
+    applied,
+    decision,
+    outcome_key,
+    record_outcome,
+    set_status,
+    with_wording,
+    wording_may_join,
+)
 from afteraction.errors import ConflictError, ValidationError
-from afteraction.model import Experience, Run, Scope, _check
+from afteraction.model import Experience, Run, Scope, Status, _check
 
 if TYPE_CHECKING:
     from afteraction.memory import Memory
 
-__all__ = ["MAX_BACKOFF", "MAX_GIVEN", "OUTCOME_ATTEMPTS", "Handed", "count_outcome", "feed_back", "outcome_key"]
+__all__ = [
+    "MAX_BACKOFF",
+    "MAX_GIVEN",
+    "OUTCOME_ATTEMPTS",
+    "Handed",
+    "change_status",
+    "count_outcome",
+    "feed_back",
+    "outcome_key",
+]
 
 #: Lessons one run may report to (a block holds at most 100).
 MAX_GIVEN = 100
@@ -98,7 +118,7 @@ def count_outcome(
     shortcut = known is not None  # the first attempt works on the lesson as the search returned it
     for attempt in range(attempts):
         if attempt and not (attempt == 1 and shortcut):
-            time.sleep(random.uniform(0.5, 1.5) * min(MAX_BACKOFF, 0.001 * 2**attempt))  # spread the writers out
+            _pause(attempt)
         from_search = attempt == 0 and shortcut
         current = known if from_search and known is not None else memory.get(id, scope=scope)
         updated = record_outcome(current, success, memory.now(), key=key)
@@ -115,6 +135,35 @@ def count_outcome(
         memory._index([stored])
         return stored
     raise ConflictError(f"lesson {id!r} kept changing; gave up after {attempts} tries")
+
+
+def change_status(
+    memory: Memory, id: str, status: Status | str, *, scope: Scope, reason: str, attempts: int
+) -> Experience:
+    """``Memory.set_status``: the lesson after a person's decision, stored; retried when another
+    writer got there first (an outcome counted meanwhile is kept: the decision applies to what is
+    stored). The reason is scrubbed as a task is. Nothing is written when nothing changes."""
+    status, reason = decision(status, reason)  # checked before the lesson is read: bad input is named first
+    reason = clean_task(reason, memory.limits)[: Experience.REASON_CHARS] if reason.strip() else ""
+    for attempt in range(attempts):
+        if attempt:
+            _pause(attempt)
+        current = memory.get(id, scope=scope)
+        updated = set_status(current, status, memory.now(), reason=reason)
+        if updated is current:
+            return current
+        try:
+            stored = memory.store.update(updated, expected_revision=current.revision)
+        except ConflictError:
+            continue
+        memory._index([stored])
+        return stored
+    raise ConflictError(f"lesson {id!r} kept changing; gave up after {attempts} tries")
+
+
+def _pause(attempt: int) -> None:
+    """A random pause before try ``attempt`` that doubles each time: spreads racing writers out."""
+    time.sleep(random.uniform(0.5, 1.5) * min(MAX_BACKOFF, 0.001 * 2**attempt))
 
 
 def feed_back(

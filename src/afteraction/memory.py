@@ -33,7 +33,7 @@ from afteraction.core.verify import Verifier
 from afteraction.core.verify import verify as check_run
 from afteraction.embed.base import AsyncEmbedder, Embedder
 from afteraction.errors import ConfigError, ConflictError, NotFoundError, ValidationError
-from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, Handed, count_outcome, feed_back
+from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, Handed, change_status, count_outcome, feed_back
 from afteraction.indexing import Indexer
 from afteraction.memory_async import AsyncMemory
 from afteraction.model import Experience, Hit, Lesson, Run, Scope, Skill, Status, _check
@@ -275,15 +275,8 @@ class Memory:
     ) -> str:
         """The block to inject for ``task``: "" when no lesson qualifies. Inside a run, ask the run
         (``run.reference_block()``): then its lessons get the run's verdict when it ends."""
-        return self.block_with_hits(
-            task,
-            scope=scope,
-            env=env,
-            layout=layout,
-            max_records=max_records,
-            max_bytes=max_bytes,
-            max_tokens=max_tokens,
-        )[0]
+        bounds = {"max_records": max_records, "max_bytes": max_bytes, "max_tokens": max_tokens}
+        return self.block_with_hits(task, scope=scope, env=env, layout=layout, **bounds)[0]
 
     def block_with_hits(
         self,
@@ -357,6 +350,16 @@ class Memory:
         ``known``: the lesson as a search in ``scope`` returned it, to skip reading it again."""
         scope, attempts = arguments.host_scope(scope), _check.integer(attempts, "attempts", minimum=1)
         return count_outcome(self, id, scope=scope, success=success, key=key, task=task, attempts=attempts, known=known)
+
+    def set_status(
+        self, id: str, status: Status | str, *, scope: Scope, reason: str = "", attempts: int = OUTCOME_ATTEMPTS
+    ) -> Experience:
+        """A person's decision about lesson ``id``: ``revoked`` (wrong or harmful), ``superseded`` (a
+        newer lesson replaces it) or ``stale`` (may no longer hold; a verified reuse revives it), none
+        of them injected again; or ``validated`` to reinstate it (its status follows its evidence).
+        ``reason`` is kept with it (``Experience.status_reason``). See ``core.trust.set_status``."""
+        scope, attempts = arguments.host_scope(scope), _check.integer(attempts, "attempts", minimum=1)
+        return change_status(self, id, status, scope=scope, reason=reason, attempts=attempts)
 
     # -- maintenance ---------------------------------------------------------------------
 

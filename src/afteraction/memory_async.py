@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from afteraction.embed.forking import renewed
 from afteraction.errors import ConfigError
-from afteraction.model import Experience, Hit, Lesson, Run
+from afteraction.model import Experience, Hit, Lesson, Run, Status
 from afteraction.recorder import RunRecorder
 from afteraction.vector_channel import ChannelStatus
 
@@ -170,6 +170,9 @@ class AsyncMemory:
 
     async def record_outcome(self, id: str, **kwargs: Any) -> Experience:
         return await self._write(self.sync.record_outcome, id, **kwargs)
+
+    async def set_status(self, id: str, status: Status | str, **kwargs: Any) -> Experience:
+        return await self._write(self.sync.set_status, id, status, **kwargs)
 
     async def wait_indexed(self, timeout: float | None = None) -> bool:
         return await self._write(self.sync.wait_indexed, timeout)

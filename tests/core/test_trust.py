@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from afteraction.core.distill import capped, distill
@@ -9,10 +11,12 @@ from afteraction.core.trust import (
     outcome_digest,
     outcome_key,
     record_outcome,
+    set_status,
     with_wording,
     wording_may_join,
 )
 from afteraction.core.verify import verify
+from afteraction.errors import ValidationError
 from afteraction.model import Experience, Scope, Solution, Status
 from afteraction.testing import make_experience
 from tests.builders import ACME, OTHER, T0, refund_run
@@ -38,6 +42,73 @@ def test_outcomes_reinforce_and_contest() -> None:
 def test_revoked_is_sticky() -> None:
     e = make_experience("task", scope=ACME, status=Status.REVOKED)
     assert record_outcome(e, True, T0).status is Status.REVOKED
+
+
+@pytest.mark.parametrize("status", [Status.REVOKED, Status.SUPERSEDED, Status.STALE])
+def test_a_person_takes_a_lesson_out_of_circulation_with_a_reason(status: Status) -> None:
+    e = make_experience("task", scope=ACME, status=Status.REINFORCED, supporting=4)
+    later = T0 + timedelta(days=1)
+    decided = set_status(e, status.value.upper(), later, reason="deletes the cache of every tenant")
+    assert decided.status is status and decided.status_reason == "deletes the cache of every tenant"
+    assert decided.updated_at == later and decided.confidence == e.confidence and decided.supporting == 4
+    assert decided.eligibility(later) == f"status is {status.label}: deletes the cache of every tenant"
+    assert set_status(decided, status, later + timedelta(days=1), reason=decided.status_reason) is decided
+
+
+def test_reinstating_gives_the_status_the_evidence_says() -> None:
+    for supporting, contradicting, expected in [
+        (1, 0, Status.VALIDATED),
+        (3, 0, Status.REINFORCED),
+        (1, 3, Status.CONTESTED),
+    ]:
+        e = make_experience(
+            "task", scope=ACME, status=Status.REVOKED, supporting=supporting, contradicting=contradicting
+        )
+        back = set_status(e, "validated", T0, reason="checked again by ops")
+        assert (back.status, back.status_reason) == (expected, "checked again by ops")
+    fine = make_experience("task", scope=ACME, status=Status.REINFORCED, supporting=3)
+    assert set_status(fine, Status.VALIDATED, T0) is fine  # nothing a person had decided: nothing to do
+
+
+@pytest.mark.parametrize("status", [Status.QUARANTINED, Status.CANDIDATE])
+def test_a_lesson_no_run_verified_is_never_reinstated(status: Status) -> None:
+    e = make_experience("task", scope=ACME, status=status)
+    with pytest.raises(ValidationError) as caught:
+        set_status(e, Status.VALIDATED, T0)
+    assert caught.value.field == "status" and "never verified" in caught.value.rule
+    assert set_status(e, Status.REVOKED, T0).status is Status.REVOKED  # but it may be revoked
+
+
+@pytest.mark.parametrize("status", ["reinforced", "contested", "quarantined", "candidate", "deleted"])
+def test_statuses_the_evidence_or_a_check_decides_are_not_a_persons_to_set(status: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        set_status(make_experience("task", scope=ACME), status, T0)
+    assert caught.value.field == "status"
+
+
+def test_a_reason_past_its_limit_is_refused() -> None:
+    with pytest.raises(ValidationError) as caught:
+        set_status(make_experience("task", scope=ACME), Status.STALE, T0, reason="x" * 501)
+    assert caught.value.field == "reason" and "limit is 500" in caught.value.rule
+
+
+def test_a_stale_lesson_is_revived_by_a_success_and_stays_stale_after_a_failure() -> None:
+    stale = set_status(make_experience("task", scope=ACME, supporting=3), Status.STALE, T0, reason="before the upgrade")
+    failed = record_outcome(stale, False, T0)
+    assert (failed.status, failed.status_reason, failed.contradicting) == (Status.STALE, "before the upgrade", 1)
+    for _ in range(2):  # 3 supports, 3 contradictions: confidence 0.5, still Stale
+        failed = record_outcome(failed, False, T0)
+    assert failed.status is Status.STALE
+    assert record_outcome(failed, False, T0).status is Status.CONTESTED  # then the evidence speaks
+    revived = record_outcome(stale, True, T0)
+    assert (revived.status, revived.status_reason) == (Status.REINFORCED, "")
+
+
+@pytest.mark.parametrize("status", [Status.REVOKED, Status.SUPERSEDED])
+def test_outcomes_never_undo_a_revocation_or_a_supersession(status: Status) -> None:
+    decided = set_status(make_experience("task", scope=ACME), status, T0, reason="why")
+    assert record_outcome(decided, True, T0).status is status
+    assert record_outcome(decided, True, T0).status_reason == "why"
 
 
 def test_an_outcome_under_a_key_counts_once() -> None:

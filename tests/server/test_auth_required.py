@@ -33,6 +33,7 @@ WRITES: list[tuple[str, str, dict[str, Any]]] = [
     ("POST", "/experience/lessons", {"json": {"lessons": [lesson().to_dict()]}}),
     ("POST", "/experience/runs", {"json": {"run": RUN}}),
     ("POST", "/experience/lessons/exp_refund/outcome", {"json": {"scope": SCOPE, "success": True}}),
+    ("POST", "/experience/lessons/exp_refund/status", {"json": {"scope": SCOPE, "status": "revoked"}}),
     ("POST", "/sessions/ses-1/verdict", {"json": {"scope": SCOPE, "evidence": [{"id": "done", "passed": True}]}}),
 ]
 

@@ -117,6 +117,26 @@ def test_an_outcome_under_a_key_counts_once_and_a_success_teaches_its_words(http
     assert [hit["id"] for hit in found.json()["hits"]] == ["exp_refund"]
 
 
+def test_a_person_revokes_a_lesson_and_reinstates_it(http: TestClient) -> None:
+    store(http, lesson())
+    body = {"scope": SCOPE, "status": "revoked", "reason": "issues the refund twice"}
+    answer = http.post("/experience/lessons/exp_refund/status", json=body)
+    assert answer.status_code == 200, answer.text
+    assert (answer.json()["status"], answer.json()["status_reason"], answer.json()["revision"]) == (
+        "revoked",
+        "issues the refund twice",
+        2,
+    )
+    assert http.post("/experience/block", json={"task": "refund stuck pending", "scope": SCOPE}).json()["block"] == ""
+    [listed] = http.get("/experience/lessons", params=SCOPE).json()["lessons"]
+    assert listed["eligible"] is False and listed["reason"] == "status is Revoked: issues the refund twice"
+    other = http.post("/experience/lessons/exp_refund/status", json=body, headers={"x-test-tenant": "globex"})
+    assert other.status_code == 404  # another tenant cannot reach it
+    back = http.post("/experience/lessons/exp_refund/status", json={"scope": SCOPE, "status": "validated"})
+    assert back.status_code == 200 and back.json()["status"] == "validated"
+    assert http.post("/experience/search", json={"query": "refund stuck pending", "scope": SCOPE}).json()["hits"]
+
+
 def test_a_submitted_run_is_learned_here(http: TestClient) -> None:
     run = {
         "id": "run-1",
@@ -218,6 +238,11 @@ def test_a_session_verdict_reports_to_the_lessons_the_session_was_given(http: Te
         ("/experience/lessons/exp/outcome", {"scope": SCOPE, "success": "yes"}, "success"),
         ("/experience/lessons/exp_refund/outcome", {"scope": SCOPE, "success": True, "key": 7}, "key"),
         ("/experience/lessons/exp_refund/outcome", {"scope": SCOPE, "success": True, "task": ["x"]}, "task"),
+        ("/experience/lessons/exp_refund/status", {"scope": SCOPE}, "status"),
+        ("/experience/lessons/exp_refund/status", {"scope": SCOPE, "status": "reinforced"}, "status"),
+        ("/experience/lessons/exp_refund/status", {"scope": SCOPE, "status": "stale", "reason": 7}, "reason"),
+        ("/experience/lessons/exp_refund/status", {"scope": SCOPE, "status": "stale", "reason": "x" * 501}, "reason"),
+        ("/experience/lessons/exp_refund/status", {"status": "stale"}, "scope"),
         ("/experience/runs", {"run": {"id": "r"}}, "run.task"),
         ("/experience/runs", {"run": RUN, "given": "exp_refund"}, "given"),
         ("/experience/runs", {"run": RUN, "given": ["exp_refund", 7]}, "given[1]"),

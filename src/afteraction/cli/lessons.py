@@ -1,4 +1,4 @@
-"""Commands over lessons and events: demo, search, block, outcome, lessons, import, export, validate."""
+"""Commands over lessons and events: demo, search, block, outcome, set-status, lessons, import, export, validate."""
 
 from __future__ import annotations
 
@@ -147,6 +147,30 @@ def outcome(lesson_id: str, success: bool, key: str | None, task: str | None, sc
         f"{updated.id}  {updated.status.label}  confidence {updated.confidence:.2f}  "
         f"(supporting {updated.supporting}, contradicting {updated.contradicting})"
     )
+
+
+@main.command("set-status")
+@click.argument("lesson_id")
+@click.argument("status", type=click.Choice(["revoked", "superseded", "stale", "validated"]))
+@click.option("--reason", default="", help="Why: kept with the lesson, shown by `afteraction lessons`.")
+@scope_option
+@db_option
+@json_option
+@_errors
+def set_status(lesson_id: str, status: str, reason: str, scope_pairs: tuple[str, ...], db: str,
+               as_json: bool) -> None:  # fmt: skip
+    """A person's decision about LESSON_ID: revoked (wrong or harmful), superseded (a newer lesson
+    replaces it) or stale (may no longer hold; a verified reuse revives it) are never injected
+    again; validated reinstates it (its status follows its evidence). Lessons of failed runs
+    (quarantined) cannot be reinstated."""
+    scope = _scope(scope_pairs)
+    with _open(db) as memory:
+        updated = memory.set_status(lesson_id, status, scope=scope, reason=reason)
+    if as_json:
+        click.echo(json.dumps(updated.to_dict(), ensure_ascii=False))
+        return
+    why = f"  ({updated.status_reason})" if updated.status_reason else ""
+    click.echo(f"{updated.id}  {updated.status.label}  confidence {updated.confidence:.2f}{why}")
 
 
 @main.command()

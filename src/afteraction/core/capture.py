@@ -215,14 +215,15 @@ def clean_event(event: Event, limits: Limits) -> Event:
 def clean_experience(experience: Experience, limits: Limits = LIMITS) -> Experience:
     """A lesson that arrives whole (imported, added by the host, posted to the service) made as
     safe to keep as one distilled here: secrets scrubbed from every text it carries (task, lesson,
-    summary, wordings, checks, scenario, solution, skill) and from its tools' arguments (secret-named
-    arguments ``[REDACTED]``, as are environment values under secret-named keys); each text still
-    within its field's limit. Ids, scope, counts, times and outcome digests are kept as they are;
-    a record with nothing to scrub is returned as it is (nothing is rebuilt). Raises
-    ValidationError naming the field of an argument value that is not JSON."""
+    summary, wordings, status reason, checks, scenario, solution, skill) and from its tools'
+    arguments (secret-named arguments ``[REDACTED]``, as are environment values under secret-named
+    keys); each text still within its field's limit. Ids, scope, counts, times and outcome digests
+    are kept as they are; a record with nothing to scrub is returned as it is (nothing is rebuilt).
+    Raises ValidationError naming the field of an argument value that is not JSON."""
     changes: dict[str, Any] = {}
     _texts(changes, experience, ("task", "lesson", "summary"), ("checks",))
     _texts(changes, experience, (), ("wordings",), Experience.WORDING_CHARS)
+    _texts(changes, experience, ("status_reason",), (), Experience.REASON_CHARS)
     if (scenario := experience.scenario) is not None:
         found: dict[str, Any] = {}
         _texts(found, scenario, ("task", "failure_signature"), ("symptoms",))

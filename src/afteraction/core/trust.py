@@ -1,5 +1,6 @@
-"""Trust: Laplace confidence over independent evidence, the lifecycle it drives, which runs are
-evidence about a lesson, and the wordings a lesson learns from the verified runs it was given to."""
+"""Trust: Laplace confidence over independent evidence, the lifecycle it drives (and the statuses a
+person sets over it), which runs are evidence about a lesson, and the wordings a lesson learns from
+the verified runs it was given to."""
 
 from __future__ import annotations
 
@@ -9,17 +10,21 @@ from dataclasses import replace
 from datetime import datetime
 
 from afteraction.core.text import search_stems
+from afteraction.errors import ValidationError
 from afteraction.model import Experience, Scope, Status, _check
 
 __all__ = [
+    "PERSON_SET",
     "REINFORCED_AT",
     "STICKY",
     "applied",
     "confidence",
+    "decision",
     "outcome_digest",
     "outcome_key",
     "record_outcome",
     "run_digest",
+    "set_status",
     "with_wording",
     "wording_may_join",
     "worked_steps",
@@ -27,8 +32,10 @@ __all__ = [
 
 #: Supporting evidence at which an uncontested lesson becomes Reinforced.
 REINFORCED_AT = 3
-#: Statuses that outcomes never change: a person or a newer lesson decided.
+#: Statuses that outcomes never change: a person or a newer lesson decided, or no verified run taught it.
 STICKY = frozenset({Status.REVOKED, Status.SUPERSEDED, Status.QUARANTINED, Status.CANDIDATE})
+#: Statuses a person sets (``set_status``); Validated is the way back (reinstate).
+PERSON_SET = frozenset({Status.REVOKED, Status.SUPERSEDED, Status.STALE})
 
 
 def confidence(supporting: int, contradicting: int) -> float:
@@ -84,14 +91,11 @@ def record_outcome(experience: Experience, success: bool, now: datetime, *, key:
         return experience
     s = experience.supporting + (1 if success else 0)
     f = experience.contradicting + (0 if success else 1)
-    status = experience.status
-    if status not in STICKY:
-        if f > 0 and confidence(s, f) < 0.5:
-            status = Status.CONTESTED
-        elif s >= REINFORCED_AT and f == 0:
-            status = Status.REINFORCED
-        else:
-            status = Status.VALIDATED
+    status, reason = experience.status, experience.status_reason
+    if status not in STICKY and (success or status is not Status.STALE or _by_evidence(s, f) is Status.CONTESTED):
+        # a Stale lesson is verified again by a success; a failure leaves it Stale, or Contested
+        status = _by_evidence(s, f)
+        reason = "" if experience.status is Status.STALE else reason  # the person's reason was for Stale
     keys = experience.outcome_keys
     if digest is not None:
         keys = (*keys, digest)[-Experience.MAX_OUTCOME_KEYS :]
@@ -104,6 +108,52 @@ def record_outcome(experience: Experience, success: bool, now: datetime, *, key:
         # never earlier than what is stored: a host whose clock runs behind must not age the lesson
         updated_at=max(now, experience.updated_at or experience.created_at),
         outcome_keys=keys,
+        status_reason=reason,
+    )
+
+
+def _by_evidence(supporting: int, contradicting: int) -> Status:
+    """The status the evidence gives a lesson no person or failed check holds back."""
+    if contradicting > 0 and confidence(supporting, contradicting) < 0.5:
+        return Status.CONTESTED
+    if supporting >= REINFORCED_AT and contradicting == 0:
+        return Status.REINFORCED
+    return Status.VALIDATED
+
+
+def decision(status: Status | str, reason: str) -> tuple[Status, str]:
+    """A person's decision as ``set_status`` takes it, checked: ValidationError naming ``status`` or
+    ``reason`` when it is not one a person may make, or the reason is too long."""
+    wanted = Status.parse(status)
+    if wanted not in PERSON_SET and wanted is not Status.VALIDATED:
+        raise ValidationError(
+            "status", f"must be revoked, superseded, stale or validated (to reinstate); got {wanted.value!r}"
+        )
+    return wanted, _check.text(reason, "reason", limit=Experience.REASON_CHARS, blank=True)
+
+
+def set_status(experience: Experience, status: Status | str, now: datetime, *, reason: str = "") -> Experience:
+    """The experience after a person's decision (not yet stored): Revoked (wrong or harmful), Superseded
+    (a newer lesson replaces it) or Stale (may no longer hold: a success verifies it again), none of them
+    ever injected; or Validated, which reinstates it: its status follows its evidence again (Reinforced
+    or Contested when that says so). A lesson of a run that failed its checks (Quarantined) or not yet
+    verified (Candidate) is never reinstated. The experience itself when nothing changes."""
+    wanted, reason = decision(status, reason)
+    if wanted is Status.VALIDATED:
+        if experience.status in (Status.QUARANTINED, Status.CANDIDATE):
+            raise ValidationError(
+                "status", f"a {experience.status.label} lesson was never verified by a run; it cannot be reinstated"
+            )
+        if experience.status not in PERSON_SET and not reason:
+            return experience  # already as its evidence says
+        wanted = _by_evidence(experience.supporting, experience.contradicting)
+    if wanted is experience.status and reason == experience.status_reason:
+        return experience
+    return replace(
+        experience,
+        status=wanted,
+        status_reason=reason,
+        updated_at=max(now, experience.updated_at or experience.created_at),
     )
 
 

@@ -165,7 +165,8 @@ class Experience:
     words (at most ``MAX_WORDINGS``, newest last): a lesson is found by them as by its task.
     ``outcome_keys`` are digests of the keys of the reuse outcomes counted in S and F (the newest
     ``MAX_OUTCOME_KEYS``; ``core.trust.outcome_digest``), so the same outcome reported twice
-    counts once."""
+    counts once. ``status_reason`` says why a person set the status (``core.trust.set_status``:
+    Revoked, Superseded or Stale; or reinstated)."""
 
     #: Wordings a lesson keeps; the oldest goes when a new one comes.
     MAX_WORDINGS: ClassVar[int] = 3
@@ -173,6 +174,8 @@ class Experience:
     WORDING_CHARS: ClassVar[int] = 300
     #: Outcome keys a lesson remembers.
     MAX_OUTCOME_KEYS: ClassVar[int] = 64
+    #: Characters of a status reason.
+    REASON_CHARS: ClassVar[int] = 500
 
     id: str
     task_id: str
@@ -195,6 +198,7 @@ class Experience:
     source: str = "run"
     wordings: tuple[str, ...] = ()
     outcome_keys: tuple[str, ...] = ()
+    status_reason: str = ""
 
     kind: Literal["experience"] = field(default="experience", init=False, repr=False, compare=False)
 
@@ -221,11 +225,12 @@ class Experience:
         _check.name(self.source, "source")
         _check.strings(self.wordings, "wordings", limit=self.MAX_WORDINGS, item_limit=self.WORDING_CHARS)
         _check.strings(self.outcome_keys, "outcome_keys", limit=self.MAX_OUTCOME_KEYS, item_limit=_check.MAX_ID)
+        _check.text(self.status_reason, "status_reason", limit=self.REASON_CHARS, blank=True)
 
     def eligibility(self, now: datetime, *, min_confidence: float = 0.5) -> str | None:
         """None when this record may be injected at ``now``; otherwise the reason it may not."""
         if self.status not in ELIGIBLE_STATUSES:
-            return f"status is {self.status.label}"
+            return f"status is {self.status.label}" + (f": {self.status_reason}" if self.status_reason else "")
         if self.confidence < min_confidence:
             return f"confidence {self.confidence:.2f} is below {min_confidence:.2f}"
         if self.expires_at is not None and self.expires_at <= now:
@@ -256,6 +261,8 @@ class Experience:
         for name in ("wordings", "outcome_keys"):
             if getattr(self, name):
                 out[name] = list(getattr(self, name))
+        if self.status_reason:
+            out["status_reason"] = self.status_reason
         for name in ("updated_at", "expires_at"):
             value = getattr(self, name)
             if value is not None:
@@ -304,6 +311,9 @@ class Experience:
             ),
             outcome_keys=_check.strings(
                 items.get("outcome_keys"), "outcome_keys", limit=cls.MAX_OUTCOME_KEYS, item_limit=_check.MAX_ID
+            ),
+            status_reason=_check.text(
+                items.get("status_reason") or "", "status_reason", limit=cls.REASON_CHARS, blank=True
             ),
         )
 

@@ -1,4 +1,4 @@
-"""Experience over HTTP: search, the reference block, lessons, outcomes and verdicts.
+"""Experience over HTTP: search, the reference block, lessons, outcomes, a person's status decisions and verdicts.
 
 Every route works in the caller's tenant (``service.tenant``, from the API key); the rest of
 the scope (app, project and the optional team, agent, user) comes with the request, as it
@@ -15,6 +15,8 @@ never quietly rewritten.
 - ``POST /experience/lessons/{id}/outcome`` ``{"scope", "success", "key"?, "task"?}`` → the updated
   lesson (an outcome repeated under the same ``key`` counts once; a success's ``task`` becomes a
   wording the lesson is found by)
+- ``POST /experience/lessons/{id}/status`` ``{"scope", "status", "reason"?}`` → the updated lesson: a
+  person's decision (``revoked``, ``superseded``, ``stale``; ``validated`` reinstates), ``Memory.set_status``
 - ``POST /experience/runs`` ``{"run", "given"?}`` → ``{"lesson": … | null}`` (a finished run with its checks)
 - ``POST /sessions/{id}/verdict`` ``{"scope", "evidence": [...], "given"?}`` → ``{"lesson": … | null}``:
   the run assembled from that session's ingested events, judged by the host's evidence.
@@ -85,6 +87,7 @@ _FIELDS = {
         "/experience/block",
         "/experience/lessons",
         "/experience/lessons/{lesson_id}/outcome",
+        "/experience/lessons/{lesson_id}/status",
         "/experience/runs",
         "/sessions/{session_id}/verdict",
     )
@@ -231,6 +234,20 @@ async def outcome(service: Service, request: Request) -> JSONResponse:
     return json(updated.to_dict())
 
 
+async def set_status(service: Service, request: Request) -> JSONResponse:
+    memory = _memory(service)
+    id = path_id(request, "lesson_id")
+    data = await _body(service, request, "/experience/lessons/{lesson_id}/status")
+    scope = _scope(service, request, data.get("scope"))
+    status, reason = data.get("status"), data.get("reason", "")
+    if status is None:
+        raise ValidationError("status", "is required: revoked, superseded, stale or validated (to reinstate)")
+    if not isinstance(reason, str):
+        raise ValidationError("reason", f"must be a string, got {type(reason).__name__}")
+    updated = await run_in_threadpool(lambda: memory.set_status(id, status, scope=scope, reason=reason))
+    return json(updated.to_dict())
+
+
 def _learned(found: Experience | None) -> JSONResponse:
     return json({"lesson": None if found is None else found.to_dict()}, 201 if found is not None else 200)
 
@@ -297,6 +314,7 @@ def routes(service: Service) -> list[Route]:
         Route("/experience/lessons", bound(add_lessons), methods=["POST"]),
         Route("/experience/lessons/{lesson_id:path}", bound(lesson), methods=["GET"]),
         Route("/experience/lessons/{lesson_id:path}/outcome", bound(outcome), methods=["POST"]),
+        Route("/experience/lessons/{lesson_id:path}/status", bound(set_status), methods=["POST"]),
         Route("/experience/runs", bound(submit_run), methods=["POST"]),
         Route("/sessions/{session_id:path}/verdict", bound(verdict), methods=["POST"]),
     ]

@@ -225,6 +225,19 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
         ),
         "responses": _answers(200, 409, *_WRITE),
     },
+    ("/experience/lessons/{lesson_id}/status", "post"): {
+        "summary": "A person's decision: revoke, supersede or mark a lesson stale (never injected), or reinstate it",
+        "parameters": [_path("lesson_id")],
+        "requestBody": _body(
+            _closed(
+                ("scope", "status"),
+                scope=_SCOPE,
+                status={"type": "string", "enum": ["revoked", "superseded", "stale", "validated"]},
+                reason={"type": "string", "maxLength": 500, "description": "Why: kept with the lesson"},
+            )
+        ),
+        "responses": _answers(200, 409, *_WRITE),
+    },
     ("/experience/runs", "post"): {
         "summary": "Learn a finished run that carries the host's checks",
         "requestBody": _body(_closed(("run",), run={"type": "object"}, given=_GIVEN)),
