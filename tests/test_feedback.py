@@ -409,3 +409,30 @@ def test_the_copies_of_a_popular_fix_leave_room_for_other_lessons(mem: aa.Memory
     block, shown = mem.block_with_hits(TASK, scope=PROJECT, max_records=4)
     assert len(shown) == 4 and sum(1 for hit in shown if "quota" in hit.experience.task) == 3
     assert "the same steps verified in 19 more runs" in block  # the twenty runs of one fix, shown once
+
+
+def test_a_host_that_names_the_lessons_it_was_given_retires_a_failing_fix_as_soon(mem: aa.Memory) -> None:
+    """The same fix that stops working, for a host that fetches its block (over HTTP, say), records
+    the run elsewhere and submits it with ``given``: its failures reached only the lesson shown,
+    then the next copy, and so on (26 failed applications); they now count against the copies the
+    block stood for too, as a recorded run's do."""
+    lesson = teach(mem)
+
+    def apply_fix(task: str, *, passed: bool) -> str:
+        block, shown = mem.block_with_hits(task, scope=PROJECT)
+        with mem.run(task, scope=PROJECT, feedback=False) as recorder:
+            recorder.tool("raise_probe_timeout", result="ok")
+            recorder.tool("deploy", result="rolled out")
+            recorder.check("deployed", passed=passed)
+        mem.learn(recorder.to_run(), given=[hit.id for hit in shown])
+        return block
+
+    for n in range(8):
+        assert apply_fix(f"{TASK} again, number {n}", passed=True)
+    assert mem.get(lesson.id, scope=PROJECT).supporting == 9
+    failures = 0
+    while apply_fix(f"{TASK} once more, number {failures}", passed=False) and failures < 100:
+        failures += 1
+    assert failures == 10
+    statuses = {found.experience.status for found in mem.lessons(scope=PROJECT, limit=100)}
+    assert statuses == {aa.Status.CONTESTED, aa.Status.QUARANTINED}

@@ -53,6 +53,8 @@ __all__ = [
     "change_status",
     "count_outcome",
     "feed_back",
+    "feed_learned",
+    "given_copies",
     "outcome_key",
 ]
 
@@ -202,6 +204,27 @@ def feed_back(
                 (copies or {}).get(id, ()), memory, scope, key, tools, skip={own, *given}, report=report
             )
     return recorded
+
+
+def feed_learned(memory: Memory, given: Sequence[str], run: Run, *, passed: bool, own: str) -> int:
+    """``Memory.learn``'s feedback: ``feed_back`` to the lessons the run names, a failure also
+    against the copies each stood for (``given_copies``)."""
+    copies = None if passed or not given else given_copies(memory, given, run)
+    return feed_back(memory, dict.fromkeys(given), run, passed=passed, own=own, report=memory.report, copies=copies)
+
+
+def given_copies(memory: Memory, given: Sequence[str], run: Run) -> dict[str, tuple[Experience, ...]]:
+    """For a run that names the lessons it was given (``Memory.learn(given=…)``, a block fetched over
+    HTTP) and failed: the copies of each one's fix that the block for the run's task stands for now,
+    as a recorded run keeps them from its own block (the host's block is not at hand). Nothing when
+    that block cannot be read (reported)."""
+    try:
+        _, shown, copies = memory._block(run.task, run.scope, run.env, memory.block_options)
+    except Exception as exc:
+        memory.report(exc, "run.feedback")
+        return {}
+    wanted = set(given)
+    return {hit.id: group for hit, group in zip(shown, copies, strict=True) if hit.id in wanted and group}
 
 
 def _against_copies(

@@ -33,7 +33,7 @@ from afteraction.core.verify import Verifier
 from afteraction.core.verify import verify as check_run
 from afteraction.embed.base import AsyncEmbedder, Embedder
 from afteraction.errors import ConfigError, ConflictError, NotFoundError, ValidationError
-from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, Handed, change_status, count_outcome, feed_back
+from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, Handed, change_status, count_outcome, feed_learned
 from afteraction.indexing import Indexer
 from afteraction.memory_async import AsyncMemory
 from afteraction.model import Experience, Hit, Lesson, Run, Scope, Skill, Status, _check
@@ -184,7 +184,7 @@ class Memory:
         if verdict is None:
             return None
         experience = self._store_finished(distill(clean, verdict, self.now(), skill=clean_skill(skill)))
-        feed_back(self, dict.fromkeys(given), clean, passed=verdict.passed, own=experience.id, report=self.report)
+        feed_learned(self, given, clean, passed=verdict.passed, own=experience.id)
         return experience
 
     def _store_finished(self, experience: Experience) -> Experience:
