@@ -4,7 +4,9 @@ server secret it rests on."""
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -12,13 +14,16 @@ import psycopg
 import pytest
 
 from afteraction.errors import ConfigError, ConflictError, NotFoundError, ValidationError
-from afteraction.store import open_store
+from afteraction.store import open_store, postgres_schema, sqlite_schema
 from afteraction.store.keys import (
+    COLUMNS,
+    DEFAULT_EVENT_BURST,
     Key,
     KeyStore,
     ServerSecret,
     hash_token,
     key_id_of,
+    key_row,
     mint,
     open_keys,
     parse_rate,
@@ -26,6 +31,7 @@ from afteraction.store.keys import (
     token_matches,
 )
 from afteraction.store.postgres_schema import KEYS_TABLE
+from afteraction.store.sqlite import micros
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 LATER = NOW + timedelta(hours=1)
@@ -59,14 +65,15 @@ def add(keys: KeyStore, tenant: str = "acme", scopes: str = "read", **options: o
 
 def test_a_key_round_trips_with_every_field(keys: KeyStore) -> None:
     key, token = add(
-        keys, "acme", "read,write,admin", project="refunds", name="ci", rate=2.5, burst=7,
-        legacy_signatures=True, require_signatures=True,
+        keys, "acme", "read,write,admin", project="refunds", name="ci", rate=2.5, burst=7, event_rate=250.5,
+        event_burst=300, legacy_signatures=True, require_signatures=True,
     )  # fmt: skip
     found = keys.find(key.id)
     assert found is not None
     stored, stored_hash = found
     assert stored == key
     assert stored.scopes == {"read", "write", "admin"} and stored.rate == 2.5 and stored.burst == 7
+    assert (stored.event_rate, stored.event_burst) == (250.5, 300)
     assert token_matches(token, stored_hash) and not token_matches(token + "x", stored_hash)
     assert token not in stored_hash and token not in repr(stored) and token not in str(stored.to_dict())
 
@@ -107,6 +114,57 @@ def test_a_tenant_cannot_revoke_another_tenants_key(keys: KeyStore) -> None:
     assert found is not None and found[0].active
     with pytest.raises(NotFoundError):
         keys.revoke("afa_0000000000000000", at=LATER)
+
+
+def test_limits_are_listed_as_stored_and_none_means_none(keys: KeyStore) -> None:
+    free, _ = add(keys, now=NOW)
+    events_only, _ = add(keys, event_rate=0.5, now=LATER)
+    listed = keys.list("acme")
+    assert listed == [free, events_only]
+    assert (listed[0].rate, listed[0].burst, listed[0].event_rate, listed[0].event_burst) == (None, None, None, None)
+    assert (listed[1].rate, listed[1].event_rate, listed[1].event_burst) == (None, 0.5, DEFAULT_EVENT_BURST)
+
+
+def test_keys_made_before_event_rates_upgrade_and_keep_working(url: str) -> None:
+    """A keys table populated at the schema before the event rates (SQLite m009, PostgreSQL m010):
+    upgrading keeps every key, its fields and its token, with no event rate; new keys take one."""
+    made = [
+        mint("acme", "read,write", now=NOW, name="ci", rate=2.5, burst=7, require_signatures=True),
+        mint("acme", "admin", now=LATER, project="refunds"),
+        mint("globex", "write", now=NOW, legacy_signatures=True),
+    ]
+    old = [column for column in COLUMNS if not column.startswith("event_")]
+    rows = [dict(zip(COLUMNS, key_row(key, hash_token(token)), strict=True)) for key, token in made]
+    insert = f"INSERT INTO {{table}} ({', '.join(old)}) VALUES ({{marks}})"
+    if url.startswith("postgresql"):
+        assert postgres_schema.MIGRATIONS[-1].__name__ == "m010_key_event_rates"
+        with psycopg.connect(url, autocommit=True) as db:
+            postgres_schema.migrate(db, "test", postgres_schema.MIGRATIONS[:-1])
+            for row in rows:
+                with db.transaction():  # as the store before wrote them: the tenant set, then the row
+                    db.execute("SELECT set_config('afteraction.tenant', %s, true)", (row["tenant"],))
+                    sql = insert.format(table=KEYS_TABLE, marks=", ".join(["%s"] * len(old)))
+                    db.execute(sql, [row[column] for column in old])
+    else:
+        assert sqlite_schema.MIGRATIONS[-1].__name__ == "m009_key_event_rates"
+        with closing(sqlite3.connect(url, isolation_level=None)) as db:
+            sqlite_schema.migrate(db, url, sqlite_schema.MIGRATIONS[:-1])
+            for row in rows:
+                row["created_at"] = micros(row["created_at"])
+                db.execute(insert.format(table="api_keys", marks=", ".join("?" * len(old))), [row[c] for c in old])
+    store = open_store(url)
+    try:
+        keys = open_keys(store)
+        for key, token in made:
+            found = keys.find(key.id)
+            assert found is not None and found[0] == key and token_matches(token, found[1])
+            assert (found[0].event_rate, found[0].event_burst) == (None, None)
+        assert [k.id for k in keys.list("acme")] == [made[0][0].id, made[1][0].id]
+        limited, _ = add(keys, "globex", "write", event_rate=100, event_burst=150)
+        found = keys.find(limited.id)
+        assert found is not None and (found[0].event_rate, found[0].event_burst) == (100.0, 150)
+    finally:
+        store.close()
 
 
 def test_the_same_id_twice_is_a_conflict(keys: KeyStore) -> None:
@@ -164,6 +222,14 @@ def test_a_key_refuses_bad_fields() -> None:
         ({"rate": "5"}, "rate"),
         ({"burst": 3}, "burst"),
         ({"rate": 1, "burst": 0}, "burst"),
+        ({"event_rate": 0}, "event_rate"),
+        ({"event_rate": float("nan")}, "event_rate"),
+        ({"event_rate": 2e6}, "event_rate"),
+        ({"event_rate": True}, "event_rate"),
+        ({"event_burst": 100}, "event_burst"),
+        ({"event_rate": 1, "event_burst": 0}, "event_burst"),
+        ({"event_rate": 1, "event_burst": 10**7}, "event_burst"),
+        ({"event_rate": 1, "event_burst": 2.0}, "event_burst"),
         ({"legacy_signatures": "yes"}, "legacy_signatures"),
         ({"id": "afa_XYZ"}, "id"),
     ]
@@ -181,6 +247,13 @@ def test_a_rate_without_a_burst_gets_one_second_of_it() -> None:
     assert mint("acme", "read", now=NOW, rate=20)[0].burst == 20
 
 
+def test_an_event_rate_without_a_burst_takes_the_largest_request_or_a_second_of_it() -> None:
+    assert mint("acme", "write", now=NOW, event_rate=0.5)[0].event_burst == DEFAULT_EVENT_BURST
+    assert mint("acme", "write", now=NOW, event_rate=50_000.5)[0].event_burst == 50_001
+    key = mint("acme", "write", now=NOW, event_rate=3)[0]
+    assert (key.rate, key.burst) == (None, None)  # the two limits are apart
+
+
 def test_key_json_round_trips_and_holds_no_secret() -> None:
     key, token = mint("acme", "write,read", now=NOW, project="p", rate=3, burst=4)
     data = key.to_dict()
@@ -194,6 +267,9 @@ def test_key_json_round_trips_and_holds_no_secret() -> None:
 def test_scopes_and_rates_parse_from_the_command_line_forms() -> None:
     assert parse_scopes("read, write") == {"read", "write"}
     assert parse_rate("10/s") == 10.0 and parse_rate("0.5") == 0.5 and parse_rate("2 / sec") == 2.0
+    with pytest.raises(ValidationError, match="events per second") as caught:
+        parse_rate("many", "--event-rate", "events")
+    assert caught.value.field == "--event-rate"
     for bad in ("", "ten/s", "10/min", "-1/s"):
         with pytest.raises(ValidationError):
             parse_rate(bad)

@@ -99,6 +99,7 @@ def test_a_blank_database_migrates_to_the_expected_schema(tmp_path: Path) -> Non
             *("m001_experiences", "m002_search", "m003_events", "m004_keys", "m005_event_reads", "m006_vectors"),
             "m007_vector_marks",
             "m008_otlp_spans",
+            "m009_key_event_rates",
         ]
     )
     assert pragma(path, "user_version") == len(MIGRATIONS)

@@ -12,6 +12,14 @@ reveal it, and every replica with the same server secret agrees. Changing the se
 changes every signing secret (reissue keys then); a key's own secret never changes.
 
 Keys are never deleted, only revoked: a revoked key authenticates nothing.
+
+A key may carry two limits, each a token bucket (``afteraction.server.ratelimit``): ``rate``
+requests per second (up to ``burst`` at once), and ``event_rate`` events per second (up to
+``event_burst`` at once), which holds a key to an ingest volume however it batches: a request
+of N events or spans takes N. ``event_burst`` is then also the most events one request of the
+key may carry; by default it is ``DEFAULT_EVENT_BURST`` (the most the server takes in one
+request), or a second of ``event_rate`` when that is more, so every request the server would
+take fits in a full bucket. ``None`` means unlimited.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COLUMNS",
+    "DEFAULT_EVENT_BURST",
     "NO_SECRET",
     "PREFIX",
     "SCOPES",
@@ -58,6 +67,10 @@ PREFIX = "afa_"
 MIN_SECRET_BYTES = 32
 MAX_RATE = 1_000_000.0
 MAX_BURST = 1_000_000
+#: The event burst of a key given an ``event_rate`` alone: the most events or spans the server
+#: takes in one request (``Limits.batch_events``, ``otlp.SPANS_PER_REQUEST``; a test keeps them
+#: equal), so no batch the server would take is too large for a default bucket.
+DEFAULT_EVENT_BURST = 10_000
 NO_SECRET = (
     "API keys need a server secret of at least 32 random bytes: set AFTERACTION_SERVER_SECRET or "
     "AFTERACTION_SERVER_SECRET_FILE (or give --secret-file); `afteraction serve --dev` runs without keys"
@@ -71,7 +84,8 @@ _RATE = re.compile(r"\A\s*([0-9]+(?:\.[0-9]+)?)\s*(?:/\s*s(?:ec(?:ond)?)?)?\s*\Z
 class Key:
     """One API key as stored, without its secret. ``scopes`` are the routes it may use (read,
     write, admin: each named, none implied by another). ``rate`` (requests per second) and
-    ``burst`` bound its requests; ``None`` means unlimited."""
+    ``burst`` bound its requests, ``event_rate`` (events per second) and ``event_burst`` the
+    events and spans it ingests (see the module); ``None`` means unlimited."""
 
     id: str
     tenant: str
@@ -81,6 +95,8 @@ class Key:
     name: str | None = None
     rate: float | None = None
     burst: int | None = None
+    event_rate: float | None = None
+    event_burst: int | None = None
     legacy_signatures: bool = False
     require_signatures: bool = False
     revoked_at: datetime | None = None
@@ -98,19 +114,18 @@ class Key:
         for flag in ("legacy_signatures", "require_signatures"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValidationError(flag, "must be true or false")
-        if self.rate is None:
-            if self.burst is not None:
-                raise ValidationError("burst", "needs a rate: give both, or neither for no limit")
-            return
-        if isinstance(self.rate, bool) or not isinstance(self.rate, (int, float)):
-            raise ValidationError("rate", f"must be a number of requests per second, got {type(self.rate).__name__}")
-        if not (math.isfinite(self.rate) and 0 < self.rate <= MAX_RATE):
-            raise ValidationError("rate", f"must be above 0 and at most {MAX_RATE:g} requests per second")
-        object.__setattr__(self, "rate", float(self.rate))
-        if self.burst is None:
-            object.__setattr__(self, "burst", max(1, math.ceil(self.rate)))
-        elif isinstance(self.burst, bool) or not isinstance(self.burst, int) or not 1 <= self.burst <= MAX_BURST:
-            raise ValidationError("burst", f"must be an integer from 1 to {MAX_BURST}")
+        rate, burst = _bucket(self.rate, self.burst, ("rate", "burst", "a rate"), "requests", 1)
+        event_rate, event_burst = _bucket(
+            self.event_rate, self.event_burst, ("event_rate", "event_burst", "an event_rate"), "events",
+            DEFAULT_EVENT_BURST,
+        )  # fmt: skip
+        for field, value in (
+            ("rate", rate),
+            ("burst", burst),
+            ("event_rate", event_rate),
+            ("event_burst", event_burst),
+        ):
+            object.__setattr__(self, field, value)
 
     @property
     def active(self) -> bool:
@@ -129,6 +144,8 @@ class Key:
             "scopes": sorted(self.scopes, key=SCOPES.index),
             "rate": self.rate,
             "burst": self.burst,
+            "event_rate": self.event_rate,
+            "event_burst": self.event_burst,
             "legacy_signatures": self.legacy_signatures,
             "require_signatures": self.require_signatures,
             "created_at": _check.format_time(self.created_at),
@@ -148,6 +165,28 @@ class Key:
 
 
 _FIELDS = (*Key.__dataclass_fields__,)
+
+
+def _bucket(
+    rate: object, burst: object, fields: tuple[str, str, str], unit: str, least: int
+) -> tuple[float | None, int | None]:
+    """A checked (rate, burst) pair, or (None, None) for no limit. ``fields`` names the rate, the
+    burst and the rate with its article; the burst defaults to a second of the rate rounded up,
+    at least ``least``."""
+    rate_field, burst_field, a_rate = fields
+    if rate is None:
+        if burst is not None:
+            raise ValidationError(burst_field, f"needs {a_rate}: give both, or neither for no limit")
+        return None, None
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)):
+        raise ValidationError(rate_field, f"must be a number of {unit} per second, got {type(rate).__name__}")
+    if not (math.isfinite(rate) and 0 < rate <= MAX_RATE):
+        raise ValidationError(rate_field, f"must be above 0 and at most {MAX_RATE:g} {unit} per second")
+    if burst is None:
+        return float(rate), max(least, math.ceil(rate))
+    if isinstance(burst, bool) or not isinstance(burst, int) or not 1 <= burst <= MAX_BURST:
+        raise ValidationError(burst_field, f"must be an integer from 1 to {MAX_BURST}")
+    return float(rate), burst
 
 
 @runtime_checkable
@@ -193,11 +232,11 @@ def parse_scopes(value: object, field: str = "scopes") -> frozenset[str]:
     return frozenset(found)
 
 
-def parse_rate(text: str, field: str = "--rate") -> float:
-    """Requests per second from ``"10/s"`` or ``"10"`` (fractions allowed: ``"0.5/s"``)."""
+def parse_rate(text: str, field: str = "--rate", unit: str = "requests") -> float:
+    """Requests (or another ``unit``) per second from ``"10/s"`` or ``"10"`` (fractions allowed: ``"0.5/s"``)."""
     match = _RATE.match(text)
     if not match:
-        raise ValidationError(field, f"must be requests per second like 10/s or 0.5/s, got {text[:40]!r}")
+        raise ValidationError(field, f"must be {unit} per second like 10/s or 0.5/s, got {text[:40]!r}")
     return float(match.group(1))
 
 
@@ -210,6 +249,8 @@ def mint(
     name: str | None = None,
     rate: float | None = None,
     burst: int | None = None,
+    event_rate: float | None = None,
+    event_burst: int | None = None,
     legacy_signatures: bool = False,
     require_signatures: bool = False,
 ) -> tuple[Key, str]:
@@ -224,6 +265,8 @@ def mint(
         name=name,
         rate=rate,
         burst=burst,
+        event_rate=event_rate,
+        event_burst=event_burst,
         legacy_signatures=legacy_signatures,
         require_signatures=require_signatures,
     )
@@ -313,14 +356,15 @@ def key_row(key: Key, token_hash: str) -> tuple[Any, ...]:
     """The column values of a key, in ``COLUMNS`` order (times as the backend stores them)."""
     scopes = ",".join(sorted(key.scopes, key=SCOPES.index))
     return (
-        *(key.id, key.tenant, key.project, key.name, scopes, key.rate, key.burst),
+        *(key.id, key.tenant, key.project, key.name, scopes, key.rate, key.burst, key.event_rate, key.event_burst),
         *(key.legacy_signatures, key.require_signatures, token_hash, key.created_at, key.revoked_at),
     )
 
 
 def key_from_row(values: Sequence[Any]) -> tuple[Key, str]:
     """A key and its hash from the columns in ``COLUMNS`` order (times already decoded)."""
-    id, tenant, project, name, scopes, rate, burst, legacy, required, token_hash, created, revoked = values
+    id, tenant, project, name, scopes, rate, burst, event_rate, event_burst = values[:9]
+    legacy, required, token_hash, created, revoked = values[9:]
     key = Key(
         id=id,
         tenant=tenant,
@@ -330,6 +374,8 @@ def key_from_row(values: Sequence[Any]) -> tuple[Key, str]:
         name=name,
         rate=rate,
         burst=burst,
+        event_rate=event_rate,
+        event_burst=event_burst,
         legacy_signatures=bool(legacy),
         require_signatures=bool(required),
         revoked_at=revoked,
@@ -338,6 +384,6 @@ def key_from_row(values: Sequence[Any]) -> tuple[Key, str]:
 
 
 COLUMNS = (
-    *("id", "tenant", "project", "name", "scopes", "rate", "burst"),
+    *("id", "tenant", "project", "name", "scopes", "rate", "burst", "event_rate", "event_burst"),
     *("legacy_signatures", "require_signatures", "token_hash", "created_at", "revoked_at"),
 )

@@ -34,6 +34,7 @@ from afteraction.store.postgres_service_schema import (
     m003_events,
     m004_keys,
     m008_otlp_spans,
+    m010_key_event_rates,
 )
 from afteraction.store.postgres_write_schema import PUT, m007_put_function
 
@@ -239,6 +240,7 @@ MIGRATIONS: Sequence[Migration] = (
     m007_put_function,
     m008_otlp_spans,
     m009_service_policies_read_the_tenant_once,
+    m010_key_event_rates,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,5 +1,5 @@
-"""The PostgreSQL migrations of the service's tables: events (m003), API keys (m004) and the OTLP
-span buffer (m008).
+"""The PostgreSQL migrations of the service's tables: events (m003), API keys (m004, and their
+event rates: m010) and the OTLP span buffer (m008).
 
 They live apart from ``postgres_schema`` (the experiences, terms and vectors tables, and the
 migration runner) only to keep each file to one concept; ``postgres_schema.MIGRATIONS`` lists
@@ -19,6 +19,7 @@ __all__ = [
     "m003_events",
     "m004_keys",
     "m008_otlp_spans",
+    "m010_key_event_rates",
 ]
 
 
@@ -61,6 +62,12 @@ def m004_keys(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
     )
     cur.execute(f"CREATE POLICY {KEYS_TABLE}_inserts ON {KEYS_TABLE} FOR INSERT WITH CHECK ({tenant})")
     cur.execute(f"CREATE POLICY {KEYS_TABLE}_updates ON {KEYS_TABLE} FOR UPDATE USING ({tenant}) WITH CHECK ({tenant})")
+
+
+def m010_key_event_rates(cur: psycopg.Cursor[tuple[object, ...]]) -> None:
+    """A key's event rate (``Key.event_rate``, events per second) and ``event_burst`` beside its
+    request rate: both NULL, no limit, for the keys made before. The policies of m004 cover them."""
+    cur.execute(f"ALTER TABLE {KEYS_TABLE} ADD COLUMN event_rate double precision, ADD COLUMN event_burst integer")
 
 
 EVENTS = "afteraction_events"

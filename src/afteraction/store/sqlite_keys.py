@@ -27,7 +27,7 @@ def _instant(value: int | None) -> datetime | None:
 
 
 def _decode(values: tuple[Any, ...]) -> tuple[Key, str]:
-    return key_from_row((*values[:10], _instant(values[10]), _instant(values[11])))
+    return key_from_row((*values[:-2], _instant(values[-2]), _instant(values[-1])))
 
 
 class SQLiteKeys:

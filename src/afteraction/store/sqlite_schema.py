@@ -249,6 +249,13 @@ def m008_otlp_spans(db: sqlite3.Connection) -> None:
     )
 
 
+def m009_key_event_rates(db: sqlite3.Connection) -> None:
+    """A key's event rate (``Key.event_rate``, events per second) and ``event_burst`` beside its
+    request rate: both NULL, no limit, for the keys made before."""
+    db.execute("ALTER TABLE api_keys ADD COLUMN event_rate REAL")
+    db.execute("ALTER TABLE api_keys ADD COLUMN event_burst INTEGER")
+
+
 MIGRATIONS: Sequence[Migration] = (
     m001_experiences,
     m002_search,
@@ -258,6 +265,7 @@ MIGRATIONS: Sequence[Migration] = (
     m006_vectors,
     m007_vector_marks,
     m008_otlp_spans,
+    m009_key_event_rates,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
