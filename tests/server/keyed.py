@@ -13,7 +13,7 @@ from typing import Any
 from starlette.testclient import TestClient
 
 from afteraction.memory import Memory
-from afteraction.server import create_app
+from afteraction.server import Limits, create_app
 from afteraction.server.auth import KeyAuth
 from afteraction.store.events import open_events
 from afteraction.store.keys import Key, ServerSecret, hash_token, mint, open_keys
@@ -25,15 +25,15 @@ SECRET = ServerSecret(SECRET_TEXT.encode())
 
 class Keyed:
     """The app, its client, and a way to make keys; with ``experience``, the experience routes too
-    (a text-only memory)."""
+    (a text-only memory); ``limits`` other than the tests' usual ones."""
 
-    def __init__(self, path: Path | str, *, experience: bool = False) -> None:
+    def __init__(self, path: Path | str, *, experience: bool = False, limits: Limits = LIMITS) -> None:
         self.events = open_events(str(path))
         self.store = self.events.store
         self.keys = open_keys(self.store)
         self.auth = KeyAuth(self.keys, SECRET)
         self.memory = Memory(self.store, embedder=None) if experience else None
-        app = create_app(self.events, auth=self.auth, limits=LIMITS, cursor_key=SECRET.derive("c"), memory=self.memory)
+        app = create_app(self.events, auth=self.auth, limits=limits, cursor_key=SECRET.derive("c"), memory=self.memory)
         self.app = app
         self.client = TestClient(self.app, raise_server_exceptions=False)
 
@@ -51,9 +51,9 @@ def bearer(token: str) -> dict[str, str]:
 
 
 @contextmanager
-def keyed(path: Path | str, *, experience: bool = False) -> Iterator[Keyed]:
+def keyed(path: Path | str, *, experience: bool = False, limits: Limits = LIMITS) -> Iterator[Keyed]:
     """The server over an SQLite file ``path``, or a PostgreSQL database URL."""
-    server = Keyed(path, experience=experience)
+    server = Keyed(path, experience=experience, limits=limits)
     try:
         with server.client:
             yield server

@@ -78,6 +78,19 @@ def keys() -> None:
     default=None,
     help="Requests allowed at once above the rate (default: N, rounded up, at least 1).",
 )
+@click.option(
+    "--event-rate",
+    default=None,
+    metavar="N/s",
+    help="At most N events (or OTLP spans) ingested per second (per server replica), however they are batched.",
+)
+@click.option(
+    "--event-burst",
+    type=int,
+    default=None,
+    help="Events allowed at once above the event rate, and the most in one request (default: 10000, the most "
+    "the server takes in one request, or N rounded up when more).",
+)
 @click.option("--legacy-signatures", is_flag=True, help="Also accept AEP canonical v1 (envelope-only) signatures.")
 @click.option(
     "--require-signatures",
@@ -91,8 +104,8 @@ def keys() -> None:
 @json_option
 @_errors
 def keys_create(tenant: str, project: str | None, scopes: str, rate: str | None, burst: int | None,
-                legacy_signatures: bool, require_signatures: bool, name: str | None, secret_file: str | None,
-                db: str, as_json: bool) -> None:  # fmt: skip
+                event_rate: str | None, event_burst: int | None, legacy_signatures: bool, require_signatures: bool,
+                name: str | None, secret_file: str | None, db: str, as_json: bool) -> None:  # fmt: skip
     """Create a key and print it, and its signing secret, once."""
     from datetime import datetime, timezone
 
@@ -103,6 +116,8 @@ def keys_create(tenant: str, project: str | None, scopes: str, rate: str | None,
     key, token = mint(
         tenant, parse_scopes(scopes, "--scope"), now=datetime.now(timezone.utc), project=project, name=name,
         rate=None if rate is None else parse_rate(rate), burst=burst,
+        event_rate=None if event_rate is None else parse_rate(event_rate, "--event-rate", "events"),
+        event_burst=event_burst,
         legacy_signatures=legacy_signatures, require_signatures=require_signatures,
     )  # fmt: skip
     store = open_store(db)
@@ -143,6 +158,8 @@ def keys_list(tenant: str | None, db: str, as_json: bool) -> None:
     for key in found:
         data = key.to_dict()
         rate = f"{key.rate:g}/s burst {key.burst}" if key.rate else "no rate limit"
+        if key.event_rate:
+            rate += f"  {key.event_rate:g} events/s burst {key.event_burst}"
         state = f"revoked {data['revoked_at']}" if key.revoked_at else "active"
         where = key.tenant + (f"/{key.project}" if key.project else "")
         click.echo(f"{key.id}  {where}  {','.join(data['scopes'])}  {rate}  {state}  {key.name or ''}".rstrip())

@@ -1,7 +1,7 @@
 """Key administration over HTTP, for a key with the ``admin`` scope, within its own tenant:
 
 - ``POST /admin/keys`` ``{"scopes": ["read", "write"], "name"?, "project"?, "rate"?, "burst"?,
-  "legacy_signatures"?, "require_signatures"?}`` → 201 ``{"key": {…}, "api_key": "afa_…",
+  "event_rate"?, "event_burst"?, "legacy_signatures"?, "require_signatures"?}`` → 201 ``{"key": {…}, "api_key": "afa_…",
   "signing_secret": "afs_…"}``: the only time the key's secret is shown.
 - ``GET /admin/keys`` → ``{"keys": [{…}, …]}``, oldest first, never a secret or a hash.
 - ``DELETE /admin/keys/{id}`` → ``{"key": {…}}`` revoked (again: unchanged); 404 for a key of
@@ -28,7 +28,7 @@ from afteraction.store.keys import Key, hash_token, mint
 __all__ = ["routes"]
 
 BODY_BYTES = 16 * 1024
-_OPTIONS = ("name", "project", "rate", "burst", "legacy_signatures", "require_signatures")
+_OPTIONS = ("name", "project", "rate", "burst", "event_rate", "event_burst", "legacy_signatures", "require_signatures")
 
 
 async def _options(request: Request, admin: Key) -> dict[str, Any]:

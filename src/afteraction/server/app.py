@@ -27,6 +27,7 @@ from afteraction.server import admin, experience, export, health, ingest, metric
 from afteraction.server.auth import AuthMiddleware, KeyAuth, key_project, key_tenant
 from afteraction.server.committer import Committer
 from afteraction.server.common import (
+    EventCharge,
     EventCheck,
     Limits,
     Problem,
@@ -36,6 +37,7 @@ from afteraction.server.common import (
     any_project,
     error_body,
     json,
+    no_charge,
     no_check,
 )
 from afteraction.server.cursor import Cursors
@@ -61,7 +63,9 @@ def _error(request: Request, status: int, field: str | None, message: str) -> JS
 
 async def _problem(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Problem)
-    return _error(request, exc.status, exc.field, exc.message)
+    response = _error(request, exc.status, exc.field, exc.message)
+    response.headers.update(exc.headers)  # a 429's Retry-After
+    return response
 
 
 async def _afteraction_error(request: Request, exc: Exception) -> Response:
@@ -101,14 +105,16 @@ def create_app(
     """The app over an event store and (optionally) an experience ``memory``. ``tenant``
     decides each request's tenant (development mode: always ``dev``); ``cursor_key`` encrypts
     and signs page cursors (default: a key made per process). With ``auth``, every request but the
-    public ones (``auth.PUBLIC``) needs an API key (``server.auth``), whose tenant it gets.
+    public ones (``auth.PUBLIC``) needs an API key (``server.auth``), whose tenant it gets, and
+    ingest charges the key's event rate.
     Ingested events are stored by one writer thread (group commit), stopped at shutdown."""
     middleware: list[Middleware] = []
     extra: list[Route] = []
     check: EventCheck = no_check
     project: ProjectResolver = any_project
+    charge: EventCharge = no_charge
     if auth is not None:
-        tenant, check, project = key_tenant, auth.check_event, key_project
+        tenant, check, project, charge = key_tenant, auth.check_event, key_project, auth.charge
         middleware.append(Middleware(AuthMiddleware, auth=auth, on_error=_refused))
         extra = admin.routes(auth)
     writer = Committer(events)
@@ -122,6 +128,7 @@ def create_app(
         memory=memory,
         check=check,
         project=project,
+        charge=charge,
     )
 
     @asynccontextmanager

@@ -14,6 +14,12 @@
 3. **Rate-limit.** A key with a rate takes a token from its bucket (``ratelimit``); an empty one
    gets 429 with ``Retry-After`` in whole seconds.
 
+A key with an event rate is charged again by the ingest routes, once a request's events or spans
+are counted and before any is stored (``charge``, the ``Service.charge`` of an app with keys): a
+request of N takes N from the key's event bucket. More than the key's ``event_burst`` in one
+request is 413 (it could never fit); too few tokens now is 429 with ``Retry-After``, and nothing of
+the request is stored.
+
 The key then rides on the request (``caller(request)``): its tenant scopes every read and write.
 
 Signed events (``check_event``, called by ingest for each event): a ``signature`` is verified with
@@ -59,9 +65,23 @@ _INEXACT = (
 
 
 class RateLimited(Problem):
-    def __init__(self, key: Key, retry_after: int) -> None:
-        super().__init__(429, None, f"key {key.id} is over its rate of {key.rate:g}/s; retry in {retry_after} s")
+    """429 with ``Retry-After``: the key is over its request rate, or (``events`` given) over its
+    event rate for a request of that many events."""
+
+    def __init__(self, key: Key, retry_after: int, events: int | None = None) -> None:
+        if events is None:
+            message = f"key {key.id} is over its rate of {key.rate:g}/s; retry in {retry_after} s"
+        else:
+            message = (
+                f"key {key.id} is over its event_rate of {key.event_rate:g} events/s (event_burst {key.event_burst}) "
+                f"for the {events} events of this request; retry in {retry_after} s"
+            )
+        super().__init__(429, None, message, {"Retry-After": str(retry_after)})
         self.retry_after = retry_after
+
+
+#: The name of a key's event bucket in the limiter: its id and this (ids hold no "/").
+EVENTS = "/events"
 
 
 #: Routes anyone may call: liveness, readiness and the API description reveal no data.
@@ -146,6 +166,25 @@ class KeyAuth:
             if wait:
                 raise RateLimited(key, wait)
 
+    def charge(self, request: Request, events: int) -> None:
+        """Take ``events`` (a request's events or spans, counted before any is stored) from the
+        caller's event bucket; nothing for a key without an event rate. Problem(413) when the
+        request holds more than the key's ``event_burst`` (no wait would let it in); RateLimited
+        (429) when the bucket lacks them now (nothing is taken then)."""
+        key = caller(request)
+        if key.event_rate is None or key.event_burst is None or events < 1:
+            return
+        if events > key.event_burst:
+            raise Problem(
+                413,
+                None,
+                f"the request holds {events} events; key {key.id} takes at most its event_burst of "
+                f"{key.event_burst} in one request (event_rate {key.event_rate:g}/s): send smaller batches",
+            )
+        wait = self.limiter.take(key.id + EVENTS, key.event_rate, key.event_burst, events)
+        if wait:
+            raise RateLimited(key, wait, events)
+
     def check_event(self, request: Request, data: Any, event: Event, prefix: str) -> Event:
         """Verify a valid event's signature with the caller's signing secret (see the module); the
         event to store."""
@@ -180,7 +219,7 @@ OnError = Callable[[Request, Exception], Awaitable[Response]]
 class AuthMiddleware:
     """Authenticates, authorizes and rate-limits every HTTP request before it is routed;
     refusals, and a key store that fails (503), are answered by ``on_error`` (the app's one
-    error shape)."""
+    error shape, with a Problem's headers: a 429's ``Retry-After``)."""
 
     def __init__(self, app: ASGIApp, auth: KeyAuth, on_error: OnError) -> None:
         self.app = app
@@ -200,9 +239,7 @@ class AuthMiddleware:
             self.auth.admit(key, request.method, request.url.path)
         except (Problem, AfterActionError) as problem:
             response = await self.on_error(request, problem)
-            if isinstance(problem, RateLimited):
-                response.headers["Retry-After"] = str(problem.retry_after)
-            elif isinstance(problem, Problem) and problem.status == 401:
+            if isinstance(problem, Problem) and problem.status == 401:
                 response.headers["WWW-Authenticate"] = 'Bearer realm="afteraction"'
             await response(scope, receive, send)
             return

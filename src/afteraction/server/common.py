@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from afteraction.server.metrics import Metrics
 
 __all__ = [
+    "EventCharge",
     "EventCheck",
     "Limits",
     "Problem",
@@ -31,6 +32,7 @@ __all__ = [
     "error_body",
     "int_param",
     "json",
+    "no_charge",
     "no_check",
     "path_id",
 ]
@@ -42,6 +44,11 @@ TenantResolver = Callable[[Request], str]
 #: verified signature keeps only what was verified); raises Problem naming the field; ``prefix``
 #: places it in a batch (``events[3].``).
 EventCheck = Callable[[Request, Any, Event, str], Event]
+
+#: What ingesting ``count`` events (or spans) costs the caller, charged once a request's events are
+#: counted and before any is stored: the server with API keys takes them from the key's event rate
+#: (``KeyAuth.charge``), raising Problem (413, 429) to refuse the whole request.
+EventCharge = Callable[[Request, int], None]
 
 
 #: The project the caller is bound to (a key made for one project), or None: any project of its tenant.
@@ -55,6 +62,10 @@ def any_project(request: Request) -> str | None:
 def no_check(request: Request, data: Any, event: Event, prefix: str) -> Event:
     """Development mode: events are taken as sent."""
     return event
+
+
+def no_charge(request: Request, count: int) -> None:
+    """Development mode: events cost nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,16 +90,19 @@ class Service:
     memory: Memory | None = None  # the experience routes answer 404 without one
     check: EventCheck = no_check
     project: ProjectResolver = any_project
+    charge: EventCharge = no_charge
 
 
 class Problem(Exception):
-    """A request the server refuses: its status, the field at fault (if any) and why."""
+    """A request the server refuses: its status, the field at fault (if any), why, and the
+    headers its answer carries (a 429's ``Retry-After``)."""
 
-    def __init__(self, status: int, field: str | None, message: str) -> None:
+    def __init__(self, status: int, field: str | None, message: str, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.field = field
         self.message = message
+        self.headers = dict(headers or {})
 
 
 def error_body(field: str | None, message: str, *, ingest: bool) -> dict[str, Any]:

@@ -15,6 +15,11 @@ worker thread, not on the event loop, so one large request does not hold up the 
 body is done on the loop (well under a millisecond; the hop to a thread would cost more). A
 batch's events are counted before any is decoded (NDJSON: its non-blank lines, up to one past
 the limit).
+
+Every event a request carries, valid or not, costs one of the caller's event rate (``Service.charge``:
+``KeyAuth.charge`` with API keys), charged once the events are counted (a JSON body parsed, NDJSON
+lines counted) and before any is validated or stored, so a refused request (413 or 429) stores
+nothing and costs no validation. A rate refusal is not a rejection in the metrics.
 """
 
 from __future__ import annotations
@@ -118,6 +123,7 @@ def validate(data: object, prefix: str = "") -> Event:
 
 def _event(service: Service, request: Request, body: bytes) -> Event:
     data = parse_json(body, "body")
+    service.charge(request, 1)
     return service.check(request, data, validate(data), "")
 
 
@@ -129,8 +135,9 @@ async def post_event(service: Service, request: Request) -> Response:
     try:
         body = await read_body(request, service.limits.event_bytes)
         event = await _off_loop(body, _event, service, request)
-    except Problem:
-        service.metrics.rejected(tenant, 1)
+    except Problem as problem:
+        if problem.status != 429:  # over the key's event rate: refused, not rejected as invalid
+            service.metrics.rejected(tenant, 1)
         raise
     (added,) = await service.writer.add(tenant, [event])
     service.metrics.ingested(tenant, int(added), int(not added))
@@ -141,15 +148,17 @@ async def post_event(service: Service, request: Request) -> Response:
 _LINE = re.compile("[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 
 
-def _items(media: str, body: bytes, limit: int) -> list[tuple[Any, Problem | None]]:
-    """The batch's items, each decoded or with the problem that stopped it. NDJSON lines are
-    counted before any is decoded; a JSON array is decoded whole (bounded by the body's limit)."""
+def _items(media: str, body: bytes, limit: int, charge: Callable[[int], None]) -> list[tuple[Any, Problem | None]]:
+    """The batch's items, each decoded or with the problem that stopped it, once ``charge`` took
+    their number. NDJSON lines are counted before any is decoded; a JSON array is decoded whole
+    (bounded by the body's limit)."""
     if _is_json(media) and body.lstrip().startswith(b"["):
         found = parse_json(body, "body")
         if not isinstance(found, list):  # pragma: no cover - a text starting with "[" decodes to a list
             raise Problem(400, "body", "must be a JSON array of events or NDJSON")
         if len(found) > limit:
             raise Problem(413, None, f"the batch holds {len(found)} events; the limit is {limit}")
+        charge(len(found))
         items: list[tuple[Any, Problem | None]] = [(item, None) for item in found]
     else:
         try:
@@ -159,6 +168,7 @@ def _items(media: str, body: bytes, limit: int) -> list[tuple[Any, Problem | Non
         lines = list(islice((line for m in _LINE.finditer(text) if (line := m.group(0)).strip()), limit + 1))
         if len(lines) > limit:
             raise Problem(413, None, f"the batch holds more than {limit} events; the limit is {limit}")
+        charge(len(lines))
         items = []
         for line in lines:
             try:
@@ -175,7 +185,7 @@ def _batch(
 ) -> tuple[int, list[dict[str, Any]], list[tuple[int, Event]], set[int]]:
     """Decode and validate a batch (blocking work, run off the event loop): the number of items,
     a result per item (empty for the valid ones), the valid events by index, the statuses met."""
-    items = _items(media, body, service.limits.batch_events)
+    items = _items(media, body, service.limits.batch_events, lambda count: service.charge(request, count))
     results: list[dict[str, Any]] = []
     valid: list[tuple[int, Event]] = []
     statuses: set[int] = set()

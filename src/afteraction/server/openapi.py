@@ -257,8 +257,17 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
                 tenant={"type": "string", "description": "The admin key's own tenant, if given (another is 403)"},
                 project=_STRING,
                 name=_STRING,
-                rate={"type": "number"},
-                burst={"type": "integer"},
+                rate={"type": "number", "description": "Requests per second (per replica); none: no limit"},
+                burst={"type": "integer", "description": "Requests at once (default: a second of rate, at least 1)"},
+                event_rate={
+                    "type": "number",
+                    "description": "Events and spans ingested per second (per replica); none: no limit",
+                },
+                event_burst={
+                    "type": "integer",
+                    "description": "Events at once, and the most in one request (default: 10000, or a second "
+                    "of event_rate when more)",
+                },
                 legacy_signatures={"type": "boolean"},
                 require_signatures={"type": "boolean"},
             )

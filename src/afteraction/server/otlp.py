@@ -15,7 +15,9 @@ Answers: 200 with an ``ExportTraceServiceResponse`` in the request's encoding, c
 body that does not decode (the error names the problem); 415 for another content type or encoding;
 413 for a body over ``Limits.traces_bytes``, compressed or once decompressed (decompression stops at
 the limit, so a zip bomb costs no more memory than an honest body), or holding more than
-``SPANS_PER_REQUEST`` spans (counted once the body is parsed, before any span is read or mapped).
+``SPANS_PER_REQUEST`` spans (counted once the body is parsed, before any span is read or mapped);
+413 or 429 (with ``Retry-After``) when the spans, charged one each to the caller's event rate
+(``Service.charge``) once counted, pass it: nothing of the request is stored or held then.
 Errors come in the request's encoding too: afteraction's JSON error shape for JSON, a protobuf
 ``google.rpc.Status`` (whose message names the field and the problem) for protobuf, as OTLP/HTTP asks.
 """
@@ -24,7 +26,8 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import DecodeError
@@ -58,7 +61,7 @@ _MAX_MESSAGE = 1000  # characters of errorMessage
 _GZIP_MEMBERS = 64
 _ENCODINGS = frozenset({"", "identity", "gzip", "x-gzip"})
 # HTTP status → gRPC code in the Status body: INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNIMPLEMENTED (else UNKNOWN)
-_GRPC_CODES = {400: 3, 413: 8, 415: 12}
+_GRPC_CODES = {400: 3, 413: 8, 415: 12, 429: 8}
 
 
 def decompress(body: bytes, encoding: str, limit: int) -> bytes:
@@ -96,27 +99,31 @@ def _listed(data: object, *keys: str) -> list[object]:
     return found if isinstance(found, list) else []  # a wrong shape is decode_traces's to name
 
 
-def _request_data(media: str, body: bytes) -> object:
+def _request_data(media: str, body: bytes, charge: Callable[[int], None]) -> object:
     """The request as OTLP JSON data: parsed JSON, or the protobuf message in its JSON mapping;
-    Problem(413) when it holds more than ``SPANS_PER_REQUEST`` spans."""
+    Problem(413) when it holds more than ``SPANS_PER_REQUEST`` spans; its spans ``charge``d."""
     if media == JSON:
         data = parse_json(body, "body")
         resources = _listed(data, "resourceSpans", "resource_spans")
         scopes = (scope for resource in resources for scope in _listed(resource, "scopeSpans", "scope_spans"))
-        _too_many(sum(len(_listed(scope, "spans")) for scope in scopes))
+        count = sum(len(_listed(scope, "spans")) for scope in scopes)
+        _too_many(count)
+        charge(count)
         return data
     message = ExportTraceServiceRequest()
     try:
         message.ParseFromString(body)
     except (DecodeError, RecursionError, ValueError) as exc:
         raise Problem(400, "body", f"is not a protobuf ExportTraceServiceRequest: {exc}"[:300]) from None
-    _too_many(sum(len(scope.spans) for resource in message.resource_spans for scope in resource.scope_spans))
+    count = sum(len(scope.spans) for resource in message.resource_spans for scope in resource.scope_spans)
+    _too_many(count)
+    charge(count)
     return MessageToDict(message)
 
 
-def _decoded(media: str, body: bytes) -> Batch:
+def _decoded(media: str, body: bytes, charge: Callable[[int], None]) -> Batch:
     try:
-        return decode_traces(_request_data(media, body))
+        return decode_traces(_request_data(media, body, charge))
     except ValidationError as exc:
         raise Problem(400, exc.field, exc.rule) from None
 
@@ -138,9 +145,12 @@ def gather(
     return list(second.ready), [key for s in second.ready if (key := (s.trace_id, s.span_id)) in held]
 
 
-def _ingest(service: Service, buffer: SpanBuffer, tenant: str, media: str, body: bytes) -> tuple[int, str]:
-    """Decode, place, map and store (blocking work, run off the event loop): rejected spans, why."""
-    batch = _decoded(media, body)
+def _ingest(
+    service: Service, buffer: SpanBuffer, request: Request, tenant: str, media: str, body: bytes
+) -> tuple[int, str]:
+    """Decode (charging the spans), place, map and store (blocking work, run off the event loop):
+    rejected spans, why."""
+    batch = _decoded(media, body, partial(service.charge, request))
     ready, freed = gather(buffer, tenant, batch.spans, now=time.time())
     mapped = map_spans(ready)
     if mapped.events:  # the mapping scrubbed them (content sanitized, names and ids scrubbed and bounded)
@@ -185,7 +195,7 @@ async def post_traces(service: Service, buffer: SpanBuffer, request: Request) ->
             return await _post(service, buffer, request, PROTOBUF)
         except Problem as problem:  # a protobuf client reads a protobuf Status; JSON clients get the JSON shape
             body = status_body(problem.status, problem.field, problem.message)
-            return Response(body, status_code=problem.status, media_type=PROTOBUF)
+            return Response(body, status_code=problem.status, headers=problem.headers, media_type=PROTOBUF)
     if media != JSON:
         raise Problem(415, "content-type", f"must be {JSON} or {PROTOBUF}, got {media[:60] or 'none'!r}")
     return await _post(service, buffer, request, JSON)
@@ -199,7 +209,7 @@ async def _post(service: Service, buffer: SpanBuffer, request: Request, media: s
     limit = service.limits.traces_bytes
     body = await read_body(request, limit)
     rejected, message = await run_in_threadpool(
-        lambda: _ingest(service, buffer, tenant, media, decompress(body, encoding, limit))
+        lambda: _ingest(service, buffer, request, tenant, media, decompress(body, encoding, limit))
     )
     return _answer(media, rejected, message)
 
