@@ -13,20 +13,7 @@ import pytest
 
 import afteraction as aa
 from afteraction.testing import FixedClock, make_experience
-
-PROJECT = aa.Scope(tenant="acme", app="ops", project="deploys", agent="deploy-agent")
-TASK = "Deploys to the staging cluster time out"
-
-
-def teach(mem: aa.Memory) -> aa.Experience:
-    with mem.run(TASK, scope=PROJECT) as run:
-        run.tool("deploy", error="Timeout: rollout exceeded 600s")
-        run.next_attempt()
-        run.tool("raise_probe_timeout", result="ok")
-        run.tool("deploy", result="rolled out")
-        run.check("deployed", passed=True)
-    assert run.experience is not None
-    return run.experience
+from tests.test_feedback import PROJECT, TASK, teach
 
 
 @pytest.fixture(params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

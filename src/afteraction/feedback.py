@@ -130,13 +130,9 @@ def count_outcome(
             return current  # counted already (the read may be that very copy: the store reuses what it decoded)
         if wording and wording_may_join(current.scope, scope):
             updated = with_wording(updated, wording)
-        try:
-            stored = memory.store.update(updated, expected_revision=current.revision)
-        except ConflictError:
-            continue
-        memory._index([stored])
-        return stored
-    raise ConflictError(f"lesson {id!r} kept changing; gave up after {attempts} tries")
+        if (stored := _stored(memory, updated, current.revision)) is not None:
+            return stored
+    raise _gave_up(id, attempts)
 
 
 def change_status(
@@ -154,13 +150,23 @@ def change_status(
         updated = set_status(current, status, memory.now(), reason=reason)
         if updated is current:
             return current
-        try:
-            stored = memory.store.update(updated, expected_revision=current.revision)
-        except ConflictError:
-            continue
-        memory._index([stored])
-        return stored
-    raise ConflictError(f"lesson {id!r} kept changing; gave up after {attempts} tries")
+        if (stored := _stored(memory, updated, current.revision)) is not None:
+            return stored
+    raise _gave_up(id, attempts)
+
+
+def _stored(memory: Memory, updated: Experience, revision: int) -> Experience | None:
+    """``updated`` stored over ``revision`` and queued for indexing; None when another writer got there first."""
+    try:
+        stored = memory.store.update(updated, expected_revision=revision)
+    except ConflictError:
+        return None
+    memory._index([stored])
+    return stored
+
+
+def _gave_up(id: str, attempts: int) -> ConflictError:
+    return ConflictError(f"lesson {id!r} kept changing; gave up after {attempts} tries")
 
 
 def _pause(attempt: int) -> None:
