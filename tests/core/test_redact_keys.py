@@ -176,3 +176,73 @@ def test_a_jwk_passed_as_a_structure_loses_its_private_members(jwk: dict[str, st
 def test_structures_that_hold_no_private_key_are_kept(value: dict[str, Any]) -> None:
     assert sanitize(value) == value
     assert is_clean(value)
+
+
+# --- JWK written without JSON: YAML, TOML, Python keywords -----------------------------------------------------------
+
+
+def _yaml(jwk: dict[str, str]) -> str:
+    return "\n".join(f"{name}: {value}" for name, value in jwk.items())
+
+
+def _toml(jwk: dict[str, str]) -> str:
+    return "[signing_key]\n" + "\n".join(f'{name} = "{value}"' for name, value in jwk.items())
+
+
+@pytest.mark.parametrize("jwk", [RSA, EC, OKP, OCT], ids=["RSA", "EC", "OKP", "oct"])
+@pytest.mark.parametrize(
+    "render",
+    [
+        _yaml,
+        lambda jwk: "jwks:\n  keys:\n    - " + _yaml(jwk).replace("\n", "\n      ") + "\n    - kty: RSA\n",
+        lambda jwk: json.dumps({"stdout": _yaml(jwk) + "\n"}),  # YAML printed inside JSON: escaped line breaks
+        lambda jwk: "ParseError in jwk.yaml: " + _yaml(jwk),  # after other words on its first line
+        lambda jwk: "jwk: {" + ", ".join(f"{name}: {value}" for name, value in jwk.items()) + "}",  # a flow mapping
+        _toml,
+        lambda jwk: "key = { " + ", ".join(f'{name} = "{value}"' for name, value in jwk.items()) + " }",
+        lambda jwk: "dict(" + ", ".join(f'{name}="{value}"' for name, value in jwk.items()) + ")",
+        lambda jwk: "key = jwk.JWK(\n" + "".join(f"    {name}={value!r},\n" for name, value in jwk.items()) + ")",
+    ],
+    ids=["yaml", "yaml-list", "in-json", "after-words", "yaml-flow", "toml", "toml-inline", "dict-call", "keywords"],
+)
+def test_a_jwk_written_as_yaml_toml_or_keywords_loses_its_private_members(jwk: dict[str, str], render: Any) -> None:
+    text = render(jwk)
+    scrubbed = scrub_text(text)
+    for value in _private_values(jwk):
+        assert value not in scrubbed
+    for value in _public_values(jwk):
+        assert value in scrubbed
+    assert scrubbed.count("[REDACTED:private_key]") == len(_private_values(jwk))
+    assert scrub_text(scrubbed) == scrubbed
+
+
+def test_a_jwk_in_yaml_keeps_its_names_and_public_members() -> None:
+    text = f"kty: EC\ncrv: P-256\nx: {EC['x']}\nd: {EC['d']}\n"
+    assert scrub_text(text) == f"kty: EC\ncrv: P-256\nx: {EC['x']}\nd: [REDACTED:private_key]\n"
+
+
+LONG = RSA_PRIVATE["d"][:43]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "d: 5\nx: 3\n",  # YAML with no key in it
+        f"settings:\n  d: {LONG}\n",
+        "kty: RSA\nd: 5\n",  # too short for a key's member
+        f"kty: RS256\nd: {LONG}\n",  # not a key type
+        f"type: RSA\nd: {LONG}\n",
+        f'mode = "fast"\nd = "{LONG}"\n',
+        f"kty: RSA\nn: {N}\n\nThen the notes:\nd: {LONG}\n",  # prose ends the mapping
+        f"keys:\n  - kty: EC\n    x: {EC['x']}\n  - name: cache\n    d: {LONG}\n",  # the next list item is another
+        f'f(kty="RSA", e="AQAB") and g(d="{LONG}")',  # another call
+        "the kty: RSA member says it is an RSA key; d: is its private exponent",
+    ],
+)
+def test_yaml_toml_and_keywords_that_hold_no_private_jwk_are_kept(text: str) -> None:
+    assert scrub_text(text) == text
+
+
+def test_a_toml_table_after_a_jwk_is_another_table() -> None:
+    text = f'[jwk]\nkty = "EC"\nd = "{EC["d"]}"\n\n[cache]\nd = "{LONG}"\n'
+    assert scrub_text(text) == f'[jwk]\nkty = "EC"\nd = "[REDACTED:private_key]"\n\n[cache]\nd = "{LONG}"\n'
