@@ -220,6 +220,12 @@ CLOUDFRONT = "Nql641NHEUkUaXQHZINK1FZ~SYeUSoBJMxjdgqrzIdzV2gyEXPDNv0pYdWJkflDKJ3
             "code=SplxlOBeZQQYbYS6WxSbIA&state=xyz",
             "code=[REDACTED:secret_assignment]&state=xyz",
         ),
+        (  # RFC 8628's device flow: the token request's form body
+            "grant_type=urn:ietf:params:oauth:grant-type:device_code&device_code=GmRhmhcxhwAzkoEqiMEg_DnyEysNkuNhszIySk9eS"
+            "&client_id=1406020730",
+            "grant_type=urn:ietf:params:oauth:grant-type:device_code&device_code=[REDACTED:secret_assignment]"
+            "&client_id=1406020730",
+        ),
         (
             "https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20240101T000000Z"
             f"&X-Amz-SignedHeaders=host&X-Amz-Signature={HEX}",
@@ -285,6 +291,7 @@ def test_an_oauth_code_or_a_urls_signature_is_redacted_and_its_name_kept(text: s
         "X-Amz-SignedHeaders=host&X-Amz-Expires=3600",
         "gpg: Good signature=valid from Alice",
         "https://example.com/page?lang=en&code=hello_world_example",
+        "?device_code=pending&interval=5",
     ],
 )
 def test_codes_and_signatures_that_are_no_credential_are_kept(text: str) -> None:

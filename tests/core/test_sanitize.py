@@ -338,3 +338,52 @@ def test_a_programs_single_dash_password_flag_in_an_argument_list_is_redacted() 
         "8080:80",
         "nginx",
     ]
+
+
+# --- an OAuth code in arguments -------------------------------------------------------------------------------------
+
+GOOGLE_CODE = "4/0AX4XfWh7sK9Qm2LpZr8Tn3VbYcLqJ0pT5vW2xZ8aB"
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ({"code": "SplxlOBeZQQYbYSWxSbIA", "state": "xyz"}, {"code": REDACTED, "state": "xyz"}),  # RFC 6749's
+        ({"code": GOOGLE_CODE}, {"code": REDACTED}),
+        ({"Code": "e72e16c7e42f292c6912"}, {"Code": REDACTED}),  # GitHub's: 20 hex digits
+        (  # RFC 8628's device flow: the device code is the credential; the user code is shown to a person
+            {"device_code": "GmRhmhcxhwAzkoEqiMEg_DnyEysNkuNhszIySk9eS", "user_code": "WDJB-MJHT"},
+            {"device_code": REDACTED, "user_code": "WDJB-MJHT"},
+        ),
+        (
+            {"body": {"grant_type": "authorization_code", "code": GOOGLE_CODE, "redirect_uri": "https://a.example/cb"}},
+            {"body": {"grant_type": "authorization_code", "code": REDACTED, "redirect_uri": "https://a.example/cb"}},
+        ),
+    ],
+)
+def test_an_oauth_code_in_arguments_is_redacted(args: dict[str, Any], expected: dict[str, Any]) -> None:
+    assert sanitize_args(args, allow=("*",)) == expected
+    assert not is_clean(args)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        200,
+        "E1001",
+        "print('hi')",
+        "python",
+        "import os\nprint(os.listdir('data2024'))",
+        "df = pd.read_csv('sales2024q1.csv')",
+        "E11000_duplicate_key",
+        "ERR_CONNECTION_REFUSED",
+        "INVALID_REDIRECT_URI",
+        "${AUTH_CODE}",
+        "<authorization code>",
+        "1234567890123456",
+    ],
+)
+def test_a_code_that_is_no_oauth_code_is_kept_in_arguments(code: Any) -> None:
+    args = {"code": code, "language": "python"}
+    assert sanitize_args(args, allow=("*",)) == args
+    assert is_clean(args)

@@ -18,7 +18,8 @@ Decisions:
   the second item of a ``[name, value]`` pair (``[["Authorization", "Token …"]]``), the item after a secret-named
   flag in an argument list (``["psql", "--password", "…"]``), and ``curl``'s ``-u user:pw``.
 - A JWK's private members (``d``, ``p``, ``q``, ``dp``, ``dq``, ``qi``, ``k`` of an object with a ``kty``) are
-  ``"[REDACTED]"`` too; its public ones are kept.
+  ``"[REDACTED]"`` too; its public ones are kept. So is an OAuth code under ``code`` or ``device_code`` when it looks
+  generated (``redact_forms.is_code``: ``{"code": 200}``, ``{"code": "E1001"}``, ``{"code": "print('hi')"}`` stay).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from functools import lru_cache
 from typing import Any, TypeAlias
 
 from afteraction.core.redact import REDACTED, is_secret_name, scrub_text
-from afteraction.core.redact_forms import PASSWORD_FLAGS, is_url
+from afteraction.core.redact_forms import CODE_KEYS, PASSWORD_FLAGS, is_code, is_url
 from afteraction.core.redact_keys import jwk_private
 from afteraction.errors import ConfigError, ValidationError
 
@@ -281,9 +282,12 @@ class _Walk:
             name = _string(key, 256)
             while name in out:  # two keys that read the same once redacted or cut
                 name += "'"
-            if (is_secret_name(key) or (paired and key.lower() == "value") or key in private) and not _no_secret(
-                key, item
-            ):
+            if (
+                is_secret_name(key)
+                or (paired and key.lower() == "value")
+                or key in private
+                or (key in CODE_KEYS and is_code(key, item))
+            ) and not _no_secret(key, item):
                 out[name] = REDACTED
             elif allow is not None and key not in allow:
                 self.value(item, (path, name), depth + 1, keep=False)  # checked, not kept
@@ -329,8 +333,9 @@ def _clean_text(text: str, limit: int) -> bool:
 
 @lru_cache(maxsize=8192)
 def _plain_key(key: str) -> bool:
-    """A key kept as it is: not secret-named, nothing to redact, within the key limit (keys repeat, so cached)."""
-    return not is_secret_name(key) and _clean_text(key, 256)
+    """A key kept as it is: not secret-named, nothing to redact, within the key limit (keys repeat, so cached);
+    not one of ``CODE_KEYS`` either, whose value decides."""
+    return not is_secret_name(key) and key not in CODE_KEYS and _clean_text(key, 256)
 
 
 def _clean(value: Any, limits: Limits, depth: int) -> bool:
@@ -341,6 +346,8 @@ def _clean(value: Any, limits: Limits, depth: int) -> bool:
         items: Any = value.values()
         for key in value:
             if type(key) is not str or not _plain_key(key):
+                if key in CODE_KEYS and not is_code(key, value[key]):
+                    continue  # ``{"code": 200}``
                 return False
         if _secret_pair(value) or jwk_private(value):
             return False
