@@ -158,3 +158,25 @@ def test_the_third_red_team_passs_secrets_reach_neither_the_store_nor_the_block(
     for secret in ("Hunter2Pass-9", "4111 1111 1111 1111", "9f8e7d6c5b4a", "q7v1c5k9ab3pmd02r4t6", "aB3dE5gH7jK9",
                    "gsk_4fT9", "7d1e5c3a9b8f", "AbCdEfGhIjKlMn", "horse battery staple"):  # fmt: skip
         assert secret not in stored and secret not in block
+
+
+def test_a_jwk_in_yaml_an_oauth_code_and_a_webhooks_signature_reach_neither_the_store_nor_the_block() -> None:
+    """Each of these reached the store before: a JWK's private member written as YAML, an OAuth code in a tool's
+    arguments, a webhook's signature header in text and in a headers mapping."""
+    d = "jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI"
+    code = "SplxlOBeZQQYbYSWxSbIA4x9"
+    hub = "757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
+    stripe = "5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd"
+    with aa.Memory.open(":memory:", allow_args=("*",), embedder=None) as mem:
+        with mem.run("Replay the failed GitHub webhook", scope=SCOPE) as run:
+            run.tool("load_key", args={"path": "jwk.yaml"}, error=f"ParseError: kty: EC\ncrv: P-256\nd: {d}\n")
+            run.tool("exchange_code", args={"code": code, "redirect_uri": "https://a.example/"}, error="invalid_grant")
+            run.next_attempt()
+            run.tool("post", args={"headers": {"Stripe-Signature": f"t=1492774577,v1={stripe}"}}, result="200")
+            run.tool("sh", args={"cmd": f"curl -H 'X-Hub-Signature-256: sha256={hub}' localhost/hook"}, result="ok")
+            run.check("replayed", passed=True)
+        stored = json.dumps([e.to_dict() for e in mem.export()], ensure_ascii=False)
+        block = mem.reference_block("Replay the failed GitHub webhook", scope=SCOPE, layout="verbose")
+    assert "Replay the failed GitHub webhook" in block and "Stripe-Signature" in stored
+    for secret in (d, code, hub, stripe):
+        assert secret[:16] not in stored and secret[:16] not in block

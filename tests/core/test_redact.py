@@ -342,3 +342,55 @@ def test_a_secret_inside_a_rejected_candidate_is_still_found(text: str) -> None:
 
 def test_unterminated_private_key_is_redacted_to_the_end() -> None:
     assert scrub_text("x -----BEGIN PRIVATE KEY-----\nMIIabc\ndef") == "x [REDACTED:private_key]"
+
+
+# --- webhook signature headers ---------------------------------------------------------------------------------------
+
+SIGNATURE_HEADERS = [
+    ("X-Hub-Signature", "sha1=7d38cdd689735b008b3c702edd92eea23791c5f6"),  # GitHub
+    ("X-Hub-Signature-256", "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"),
+    ("Stripe-Signature", "t=1492774577,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd"),
+    ("X-Slack-Signature", "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503"),
+    ("X-Twilio-Signature", "0/KCTR6DLpKmkAf8muzZqo1nDgQ="),
+    ("X-Shopify-Hmac-Sha256", "XWmrwMey6OsLMeiZKwP4FppHH3cmAiiJJAweH5Jo4bM="),
+    ("Svix-Signature", "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE= v1,bm9ldHUjKzFob2VudXRob2VodWUzMjRv"),
+    ("Webhook-Signature", "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="),  # Standard Webhooks
+]
+
+
+@pytest.mark.parametrize(("name", "value"), SIGNATURE_HEADERS, ids=[name for name, _ in SIGNATURE_HEADERS])
+@pytest.mark.parametrize(
+    "render",
+    [
+        "POST /hooks HTTP/1.1\n{name}: {value}\nContent-Type: application/json",
+        "curl -X POST -H '{name}: {value}' -d @event.json http://localhost:8000/hooks",
+        'curl -H "{name}: {value}" http://localhost:8000/hooks',
+        '{{"headers": {{"{name}": "{value}"}}}}',
+    ],
+)
+def test_a_webhooks_signature_header_is_redacted_and_its_name_kept(name: str, value: str, render: str) -> None:
+    assert is_secret_name(name) and is_secret_name("HTTP_" + name.upper().replace("-", "_"))  # Django's META
+    text = render.format(name=name, value=value)
+    assert scrub_text(text) == render.format(name=name, value="[REDACTED:secret_assignment]")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the request had no Stripe-Signature: header, so the handler returned 400",
+        "X-Hub-Signature-256: missing",
+        'sig = request.headers["X-Hub-Signature-256"]',
+        'headers = {"X-Hub-Signature-256": signature}',
+        "stripe.error.SignatureVerificationError: No signatures found matching the expected signature for payload",
+        "X-Slack-Request-Timestamp: 1531420618",
+        "svix-id: msg_p5jXN8AQM9LWM0D4loKWxJek",
+        "gpg: Good signature from Alice",
+    ],
+)
+def test_text_about_webhook_signatures_is_kept(text: str) -> None:
+    assert scrub_text(text) == text
+
+
+@pytest.mark.parametrize("name", ["signature", "hmac", "signature_version", "svix-timestamp", "X-GitHub-Delivery"])
+def test_names_near_a_webhooks_signature_are_not_secret(name: str) -> None:
+    assert not is_secret_name(name)

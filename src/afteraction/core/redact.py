@@ -21,6 +21,7 @@ from afteraction.core.redact_forms import (
     form_hits,
     is_placeholder,
     is_url,
+    looks_generated,
     may_hold_form,
     may_hold_signed,
     not_an_email,
@@ -38,7 +39,7 @@ from afteraction.core.redact_tokens import (
     scrub_cards,
     token_hit,
 )
-from afteraction.core.secret_names import is_secret_name, name_words
+from afteraction.core.secret_names import is_secret_name, is_signature_name, name_words
 
 __all__ = ["REDACTED", "is_secret_name", "redact_url", "redaction", "scrub_text"]
 
@@ -88,7 +89,11 @@ def _unbalanced(value: str, closer: str) -> bool:
     return value.count(closer) > value.count(_CLOSERS[closer])
 
 
-_HEADERS = frozenset(("authorization", "proxy-authorization", "cookie", "set-cookie"))
+# headers whose value runs to the end of the line: credentials, and webhook signatures (``Svix-Signature: v1,… v1,…``)
+_HEADERS = frozenset(
+    """authorization proxy-authorization cookie set-cookie x-hub-signature x-hub-signature-256 stripe-signature
+    x-slack-signature x-twilio-signature x-shopify-hmac-sha256 svix-signature webhook-signature""".split()
+)
 _AZURE = frozenset(("accountkey", "sharedaccesskey", "sharedaccesssignature", "sig"))
 
 _AWS_SECRET = re.compile(r"(?i:aws|secret)[^\n]{0,48}?(?<![A-Za-z0-9/+])(?P<key>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
@@ -174,6 +179,8 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> Hit | None:
         and _names_a_failure(name)
     ):
         return None  # an error and its message (``ExpiredToken: request signature expired``), not a credential
+    if not azure and is_signature_name(name) and not looks_generated(found):
+        return None  # a webhook's signature header before a word: ``no Stripe-Signature: header``, ``…: {sig}``
     if not azure:
         kind = {"bearer": "bearer", "basic": "basic_auth"}.get(scheme_word, kind)
     if found[0] in "\"'\\":

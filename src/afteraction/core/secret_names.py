@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from afteraction.core.lookalike import fold, visible
 
-__all__ = ["is_secret_name", "name_words"]
+__all__ = ["is_secret_name", "is_signature_name", "name_words"]
 
 # A name is split into lower-case words (camelCase, kebab, snake, dots, spaces). It is secret when some word (or
 # word pair) is an *anchor* and every word after the anchor only qualifies the value (``password_hash``,
@@ -52,8 +52,18 @@ _URL_MODS = frozenset(
 _SUFFIX_OK = frozenset(
     """value val header hash hashed code str string text raw b64 base64 hex enc encrypted plain plaintext data env
     var secret key keys token number num no field param input body bytes bin pem der blob confirm confirmation
-    confirmed new old current again repeat verify jar""".split()
+    confirmed new old current again repeat verify jar sha""".split()
 )
+# the senders whose webhook signature header names a credential's proof (``X-Hub-Signature-256``, ``Stripe-Signature``,
+# ``X-Slack-Signature``, ``Svix-Signature``, Standard Webhooks' ``Webhook-Signature``); ``signature`` alone is a word
+_SIGNATURE_MODS = frozenset("hub stripe slack twilio svix webhook".split())
+_SIGNATURE_NAME = re.compile(r"(?:signature|hmac)(?:[-_]?sha)?(?:[-_]?[0-9]+)?\Z", re.IGNORECASE)
+
+
+def is_signature_name(name: str) -> bool:
+    """Whether ``name`` (a secret name) ends as a webhook signature header does (``X-Hub-Signature-256``,
+    ``X-Shopify-Hmac-Sha256``): what follows it in text is a signature only when it looks generated."""
+    return _SIGNATURE_NAME.search(name) is not None
 
 
 def _anchor_ends_at(words: list[str], i: int) -> bool:
@@ -77,6 +87,10 @@ def _anchor_ends_at(words: list[str], i: int) -> bool:
         return prev in _PASS_MODS
     if word in ("phrase", "words"):
         return prev in ("seed", "recovery", "mnemonic")
+    if word == "signature":
+        return prev in _SIGNATURE_MODS
+    if word == "hmac":  # ``X-Shopify-Hmac-Sha256``
+        return prev == "shopify"
     if word == "mnemonic":  # a wallet's; ``mnemonic`` alone is an instruction's (``mnemonic: mov``)
         return prev in ("seed", "wallet", "recovery", "bip39")
     return False
