@@ -143,6 +143,9 @@ class TextOnly:
     def count(self, scope: Scope) -> int:
         return self._inner.count(scope)
 
+    def delete(self, scope: Scope, ids: Sequence[str]) -> int:
+        return self._inner.delete(scope, ids)
+
     def iter_all(self, tenant: str | None = None) -> Iterator[Experience]:
         return self._inner.iter_all(tenant)
 

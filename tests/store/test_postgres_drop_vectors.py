@@ -81,6 +81,7 @@ def test_a_role_that_does_not_own_the_tables_may_list_but_not_drop(
         db.execute("CREATE ROLE afteraction_lister LOGIN NOSUPERUSER NOBYPASSRLS")
     with psycopg.connect(pg_url, autocommit=True) as db:
         db.execute(f"GRANT SELECT, INSERT, UPDATE ON {TABLE}, {VECTORS} TO afteraction_lister")
+        db.execute(f"GRANT DELETE ON {TABLE} TO afteraction_lister")
         db.execute(f"GRANT SELECT, INSERT, DELETE ON {TERMS} TO afteraction_lister")
         db.execute(f"GRANT SELECT ON {MIGRATIONS_TABLE} TO afteraction_lister")
         db.execute(f"GRANT SELECT, INSERT ON {VECTOR_MODELS} TO afteraction_lister")

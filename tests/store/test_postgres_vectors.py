@@ -233,6 +233,7 @@ def test_a_role_that_does_not_own_the_table_searches_exactly_until_the_owner_bui
         db.execute("CREATE ROLE afteraction_runner LOGIN NOSUPERUSER NOBYPASSRLS")
     with psycopg.connect(pg_url, autocommit=True) as db:
         db.execute(f"GRANT SELECT, INSERT, UPDATE ON {TABLE}, {VECTORS} TO afteraction_runner")
+        db.execute(f"GRANT DELETE ON {TABLE} TO afteraction_runner")
         db.execute(f"GRANT SELECT, INSERT, DELETE ON {TERMS} TO afteraction_runner")
         db.execute(f"GRANT SELECT ON {MIGRATIONS_TABLE} TO afteraction_runner")
         db.execute(f"GRANT SELECT, INSERT ON {VECTOR_MODELS} TO afteraction_runner")

@@ -46,3 +46,17 @@ def test_the_ann_index_agrees_with_the_exact_one_and_replaces_vectors() -> None:
     assert len(ann) == 800
     assert 1 not in ann.nearest(data[0], 10)
     assert np.allclose(ann.vectors([1])[0], -data[0], atol=2e-3)
+
+
+@pytest.mark.parametrize("kind", ["exact", "ann"])
+def test_a_removed_key_is_never_nearest_again(kind: str) -> None:
+    data = rows(300, seed=2)
+    index = ExactIndex(24) if kind == "exact" else AnnIndex(24)
+    index.upsert(list(range(300)), data)
+    index.remove([5, 299, 5, 1000])  # the last row, a repeat and an absent key too
+    assert len(index) == 298
+    found = index.nearest(data[5], 300)
+    assert 5 not in found and 299 not in found and len(found) == 298
+    assert index.nearest(data[7], 1) == [7]
+    index.upsert([5], data[5:6])  # and it may come back
+    assert index.nearest(data[5], 1) == [5]

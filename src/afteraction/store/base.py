@@ -19,7 +19,16 @@ from typing import Any, Protocol, runtime_checkable
 from afteraction.errors import ValidationError
 from afteraction.model import Candidate, Experience, Scope, Status
 
-__all__ = ["Candidate", "Store", "StoredVector", "VectorModelInfo", "VectorStore", "check_names", "check_page"]
+__all__ = [
+    "Candidate",
+    "Store",
+    "StoredVector",
+    "VectorModelInfo",
+    "VectorStore",
+    "check_ids",
+    "check_names",
+    "check_page",
+]
 
 
 @runtime_checkable
@@ -71,6 +80,13 @@ class Store(Protocol):
 
     def count(self, scope: Scope) -> int:
         """How many records ``scope`` sees."""
+        ...
+
+    def delete(self, scope: Scope, ids: Sequence[str]) -> int:
+        """Delete the records with these ids that ``scope`` sees (the rule of ``get``), and
+        everything derived from them (text-search rows, vectors), in one transaction; the number
+        deleted. An id not stored, or not visible to ``scope``, is skipped: deleting again is 0.
+        ValidationError("ids", …) when ``ids`` is a string or holds a non-string."""
         ...
 
     def iter_all(self, tenant: str | None = None) -> Iterator[Experience]:
@@ -174,3 +190,14 @@ def check_page(limit: int, offset: int) -> bool:
     if offset < 0:
         raise ValidationError("offset", f"must be at least 0, got {offset}")
     return limit > 0
+
+
+def check_ids(ids: Sequence[str]) -> list[str]:
+    """The distinct ids of ``Store.delete``, in order; ValidationError naming ``ids`` when it is a
+    string (a sequence of its characters) or not a sequence of non-empty strings."""
+    if isinstance(ids, str | bytes) or not isinstance(ids, Sequence):
+        raise ValidationError("ids", f"must be a list of lesson ids, got {type(ids).__name__}")
+    for i, id in enumerate(ids):
+        if not isinstance(id, str) or not id:
+            raise ValidationError(f"ids[{i}]", f"must be a non-empty string, got {id!r}")
+    return list(dict.fromkeys(ids))

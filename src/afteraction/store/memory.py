@@ -13,144 +13,18 @@ import heapq
 import math
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime
 
-from afteraction.core.text import searchable, stem, tokenize
+from afteraction.core.text import stem, tokenize
 from afteraction.errors import ConflictError, NotFoundError, ValidationError
-from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
-from afteraction.store.base import Candidate, StoredVector, VectorModelInfo, check_names, check_page
+from afteraction.model import Experience, Scope, Status
+from afteraction.store.base import Candidate, StoredVector, VectorModelInfo, check_ids, check_names, check_page
+from afteraction.store.memory_index import K1, B, Doc, Partition, PartitionKey, partition_key
 
 __all__ = ["MemoryStore"]
 
-K1 = 1.2
-B = 0.75
-TASK_WEIGHT = 2.0
-
 _Key = tuple[str, str]  # (tenant, id)
-_PartitionKey = tuple[str, str, str]  # (tenant, app, project)
-_GroupKey = tuple[str | None, str | None, str | None]  # (team, agent, user)
-
-
-@dataclass(slots=True)
-class _Doc:
-    """One stored record with what search needs: weighted term frequencies and length."""
-
-    experience: Experience
-    tf: dict[str, float]
-    length: int
-
-    @classmethod
-    def of(cls, experience: Experience) -> _Doc:
-        tf: dict[str, float] = {}
-        length = 0
-        task, summary, lesson = searchable(experience)
-        for text, weight in ((task, TASK_WEIGHT), (summary, 1.0), (lesson, 1.0)):
-            for token in tokenize(text):
-                key = stem(token)
-                tf[key] = tf.get(key, 0.0) + weight
-                length += 1
-        return cls(experience, tf, length)
-
-    def eligible(self, now: datetime, min_confidence: float) -> bool:
-        exp = self.experience
-        return (
-            exp.status in ELIGIBLE_STATUSES
-            and exp.confidence >= min_confidence
-            and (exp.expires_at is None or exp.expires_at > now)
-        )
-
-
-@dataclass(slots=True)
-class _Group:
-    """The records of one (team, agent, user) within a partition. ``stats`` caches, per
-    confidence floor, the count and total length of status-eligible records at or above it."""
-
-    ids: set[str] = field(default_factory=set)
-    eligible: dict[str, _Doc] = field(default_factory=dict)
-    expiring: set[str] = field(default_factory=set)
-    stats: dict[float, list[int]] = field(default_factory=dict)
-
-    def add(self, doc: _Doc) -> None:
-        exp = doc.experience
-        self.ids.add(exp.id)
-        if exp.status in ELIGIBLE_STATUSES:
-            self.eligible[exp.id] = doc
-            if exp.expires_at is not None:
-                self.expiring.add(exp.id)
-            self._adjust(doc, 1)
-
-    def remove(self, doc: _Doc) -> None:
-        exp = doc.experience
-        self.ids.discard(exp.id)
-        if self.eligible.pop(exp.id, None) is not None:
-            self.expiring.discard(exp.id)
-            self._adjust(doc, -1)
-
-    def _adjust(self, doc: _Doc, sign: int) -> None:
-        for floor, totals in self.stats.items():
-            if doc.experience.confidence >= floor:
-                totals[0] += sign
-                totals[1] += sign * doc.length
-
-    def totals(self, now: datetime, min_confidence: float) -> tuple[int, int]:
-        """(documents, total length) of the eligible records at ``now``."""
-        totals = self.stats.get(min_confidence)
-        if totals is None:
-            if len(self.stats) >= 8:  # callers use one or two floors; do not grow without bound
-                self.stats.clear()
-            above = [d for d in self.eligible.values() if d.experience.confidence >= min_confidence]
-            totals = self.stats[min_confidence] = [len(above), sum(d.length for d in above)]
-        count, length = totals
-        for id in self.expiring:
-            doc = self.eligible[id]
-            if doc.experience.confidence >= min_confidence and not doc.eligible(now, min_confidence):
-                count -= 1  # eligible but for its expiry
-                length -= doc.length
-        return count, length
-
-
-@dataclass(slots=True)
-class _Partition:
-    """The records of one (tenant, app, project): an inverted index and the groups."""
-
-    postings: dict[str, set[str]] = field(default_factory=dict)
-    docs: dict[str, _Doc] = field(default_factory=dict)
-    groups: dict[_GroupKey, _Group] = field(default_factory=dict)
-
-    def add(self, doc: _Doc) -> None:
-        exp = doc.experience
-        self.docs[exp.id] = doc
-        for term in doc.tf:
-            self.postings.setdefault(term, set()).add(exp.id)
-        self.groups.setdefault(_group_key(exp.scope), _Group()).add(doc)
-
-    def remove(self, doc: _Doc) -> None:
-        exp = doc.experience
-        del self.docs[exp.id]
-        for term in doc.tf:
-            ids = self.postings[term]
-            ids.discard(exp.id)
-            if not ids:
-                del self.postings[term]
-        key = _group_key(exp.scope)
-        group = self.groups[key]
-        group.remove(doc)
-        if not group.ids:
-            del self.groups[key]
-
-    def visible_groups(self, scope: Scope) -> list[_Group]:
-        options = [(None,) if getattr(scope, part) is None else (None, getattr(scope, part)) for part in Scope.OPTIONAL]
-        keys = [(team, agent, user) for team in options[0] for agent in options[1] for user in options[2]]
-        return [group for key in keys if (group := self.groups.get(key)) is not None]
-
-
-def _group_key(scope: Scope) -> _GroupKey:
-    return (scope.team, scope.agent, scope.user)
-
-
-def _partition_key(scope: Scope) -> _PartitionKey:
-    return (scope.tenant, scope.app, scope.project)
 
 
 class MemoryStore:
@@ -158,8 +32,8 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
-        self._rows: dict[_Key, _Doc] = {}
-        self._partitions: dict[_PartitionKey, _Partition] = {}
+        self._rows: dict[_Key, Doc] = {}
+        self._partitions: dict[PartitionKey, Partition] = {}
         self._vectors: dict[_Key, dict[str, tuple[int, tuple[float, ...]]]] = {}  # model → (revision, vector)
 
     def __repr__(self) -> str:
@@ -174,7 +48,7 @@ class MemoryStore:
         for i, experience in enumerate(experiences):
             if not isinstance(experience, Experience):
                 raise ValidationError(f"experiences[{i}]", f"must be an Experience, got {type(experience).__name__}")
-        docs = [_Doc.of(experience) for experience in experiences]  # everything that can fail, before any change
+        docs = [Doc.of(experience) for experience in experiences]  # everything that can fail, before any change
         inserted = 0
         with self._lock:
             for doc in docs:
@@ -197,18 +71,30 @@ class MemoryStore:
                     "it changed since it was read; read it again and retry"
                 )
             updated = replace(experience, revision=expected_revision + 1)
-            doc = _Doc.of(updated)
+            doc = Doc.of(updated)
             self._remove(key, current)
             self._insert(key, doc)
             return updated
 
-    def _insert(self, key: _Key, doc: _Doc) -> None:
-        self._rows[key] = doc
-        self._partitions.setdefault(_partition_key(doc.experience.scope), _Partition()).add(doc)
+    def delete(self, scope: Scope, ids: Sequence[str]) -> int:
+        deleted = 0
+        with self._lock:
+            for id in check_ids(ids):
+                key = (scope.tenant, id)
+                doc = self._rows.get(key)
+                if doc is not None and scope.sees(doc.experience.scope):
+                    self._remove(key, doc)
+                    self._vectors.pop(key, None)
+                    deleted += 1
+        return deleted
 
-    def _remove(self, key: _Key, doc: _Doc) -> None:
+    def _insert(self, key: _Key, doc: Doc) -> None:
+        self._rows[key] = doc
+        self._partitions.setdefault(partition_key(doc.experience.scope), Partition()).add(doc)
+
+    def _remove(self, key: _Key, doc: Doc) -> None:
         del self._rows[key]
-        pkey = _partition_key(doc.experience.scope)
+        pkey = partition_key(doc.experience.scope)
         partition = self._partitions[pkey]
         partition.remove(doc)
         if not partition.docs:
@@ -236,14 +122,14 @@ class MemoryStore:
         if not query or limit <= 0:
             return []
         with self._lock:
-            partition = self._partitions.get(_partition_key(scope))
+            partition = self._partitions.get(partition_key(scope))
             if partition is None:
                 return []
             groups = partition.visible_groups(scope)
             postings = [partition.postings.get(term, set()) for term in query]
             candidates: set[str] = set().union(*postings)
             # The visible, eligible records holding any term, each checked once.
-            found: dict[str, _Doc] = {}
+            found: dict[str, Doc] = {}
             for group in groups:
                 eligible = group.eligible
                 small, large = (candidates, eligible) if len(candidates) <= len(eligible) else (eligible, candidates)
@@ -292,7 +178,7 @@ class MemoryStore:
 
     def count(self, scope: Scope) -> int:
         with self._lock:
-            partition = self._partitions.get(_partition_key(scope))
+            partition = self._partitions.get(partition_key(scope))
             if partition is None:
                 return 0
             return sum(len(group.ids) for group in partition.visible_groups(scope))
@@ -304,7 +190,7 @@ class MemoryStore:
         yield from rows
 
     def _visible(self, scope: Scope) -> list[Experience]:
-        partition = self._partitions.get(_partition_key(scope))
+        partition = self._partitions.get(partition_key(scope))
         if partition is None:
             return []
         return [partition.docs[id].experience for group in partition.visible_groups(scope) for id in group.ids]
@@ -335,9 +221,9 @@ class MemoryStore:
         query = tuple(float(x) for x in vector)
         if limit <= 0:
             return []
-        scored: list[tuple[float, str, _Doc]] = []
+        scored: list[tuple[float, str, Doc]] = []
         with self._lock:
-            partition = self._partitions.get(_partition_key(scope))
+            partition = self._partitions.get(partition_key(scope))
             if partition is None:
                 return []
             for group in partition.visible_groups(scope):

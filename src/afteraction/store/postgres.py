@@ -29,7 +29,7 @@ from afteraction.errors import ConfigError, ConflictError, NotFoundError, StoreE
 from afteraction.model import Experience, Scope, Status
 from afteraction.store import records
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
-from afteraction.store.base import Candidate, check_page
+from afteraction.store.base import Candidate, check_ids, check_page
 from afteraction.store.postgres_privileges import SERVICE_PRIVILEGES, check_privileges
 from afteraction.store.postgres_schema import TABLE, explain, migrate
 from afteraction.store.postgres_search import search_sql
@@ -299,6 +299,18 @@ class PostgresStore(PostgresVectors):
             f"record {id!r} in tenant {tenant!r} is at revision {revision}, not {expected_revision}; "
             "read it again and retry"
         )
+
+    def delete(self, scope: Scope, ids: Sequence[str]) -> int:
+        """See ``Store``: one statement; the stems go by m005's trigger, the vectors by their
+        foreign key (``ON DELETE CASCADE``). Repeated after a dropped connection, a delete whose
+        first attempt committed counts those rows as already gone."""
+        wanted = check_ids(ids)
+        if not wanted:
+            return 0
+        where, params = _scope_sql(scope)
+        sql = f"DELETE FROM {TABLE} AS e WHERE {where} AND e.id = ANY(%s::text[])"
+        [(deleted, _)] = self._run(scope.tenant, [(sql, (*params, wanted))])
+        return deleted
 
     # reads
 

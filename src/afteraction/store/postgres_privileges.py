@@ -31,7 +31,7 @@ __all__ = ["FUNCTIONS", "LIBRARY_PRIVILEGES", "PRIVILEGES", "SERVICE_PRIVILEGES"
 
 #: What the library's store uses (``PostgresStore`` checks these at open) ...
 LIBRARY_PRIVILEGES = {
-    TABLE: ("SELECT", "INSERT", "UPDATE"),
+    TABLE: ("SELECT", "INSERT", "UPDATE", "DELETE"),
     TERMS: ("SELECT", "INSERT", "DELETE"),
     MIGRATIONS_TABLE: ("SELECT",),
     VECTORS: ("SELECT", "INSERT", "UPDATE"),

@@ -25,10 +25,10 @@ from typing import Any
 from afteraction.core.text import search_stems
 from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
-from afteraction.store import records, sqlite_terms, vector_table
+from afteraction.store import records, sqlite_delete, sqlite_terms, vector_table
 from afteraction.store import sqlite_vectors as vectors
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
-from afteraction.store.base import Candidate, StoredVector, VectorModelInfo, check_names, check_page
+from afteraction.store.base import Candidate, StoredVector, VectorModelInfo, check_ids, check_names, check_page
 from afteraction.store.sqlite_access import Connections, Held
 from afteraction.store.sqlite_connection import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS  # sqlite_events reads it here
 
@@ -177,6 +177,16 @@ class SQLiteStore:
             f"record {id!r} is at revision {found[0]}, not {expected_revision}: "
             "it changed since it was read; read it again and retry"
         )
+
+    def delete(self, scope: Scope, ids: Sequence[str]) -> int:
+        """See ``Store``; the text-search rows go by trigger, the vectors here (``sqlite_delete``)."""
+        wanted = check_ids(ids)
+        if not wanted:
+            return 0
+        with self._writing() as db:
+            deleted, removed = sqlite_delete.delete(db, scope, wanted, _column)
+        sqlite_delete.discard(self.vectors, scope.tenant, removed)
+        return deleted
 
     # reads
 

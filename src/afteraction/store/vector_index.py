@@ -143,6 +143,19 @@ class ExactIndex:
         self._keys[self._size : needed] = fresh
         self._size = needed
 
+    def remove(self, keys: Sequence[int]) -> None:
+        """Drop the vectors of ``keys`` (absent keys are skipped): the last row moves into each gap."""
+        for key in keys:
+            row = self._rows.pop(key, None)
+            if row is None:
+                continue
+            last = self._size - 1
+            if row != last:
+                moved = int(self._keys[last])
+                self._matrix[row], self._keys[row] = self._matrix[last], moved
+                self._rows[moved] = row
+            self._size = last
+
     def nearest(self, query: Floats, k: int) -> list[int]:
         """The ``k`` keys with the highest dot product, best first. With usearch installed its
         single-threaded brute force does it: numpy's matrix-vector product goes through a
@@ -198,6 +211,14 @@ class AnnIndex:
         if present.any():
             self.index.remove(listed[present])
         self.index.add(listed, np.ascontiguousarray(vectors, dtype=np.float32), threads=threads)
+
+    def remove(self, keys: Sequence[int]) -> None:
+        """Drop the vectors of ``keys`` (absent keys are skipped)."""
+        listed = self.np.asarray(keys, dtype=self.np.uint64)
+        if len(listed):
+            present = self.np.asarray(self.index.contains(listed), dtype=bool).reshape(-1)
+            if present.any():
+                self.index.remove(listed[present])
 
     def nearest(self, query: Floats, k: int) -> list[int]:
         if len(self) == 0 or k <= 0:
