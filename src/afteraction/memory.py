@@ -33,7 +33,7 @@ from afteraction.core.verify import Verifier
 from afteraction.core.verify import verify as check_run
 from afteraction.embed.base import AsyncEmbedder, Embedder
 from afteraction.errors import ConfigError, ConflictError, NotFoundError, ValidationError
-from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, Handed, change_status, count_outcome, feed_learned
+from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, Handed, change_status, count_outcome, feed_learned, forget
 from afteraction.indexing import Indexer
 from afteraction.memory_async import AsyncMemory
 from afteraction.model import Experience, Hit, Lesson, Run, Scope, Skill, Status, _check
@@ -360,6 +360,10 @@ class Memory:
         ``reason`` is kept with it (``Experience.status_reason``). See ``core.trust.set_status``."""
         scope, attempts = arguments.host_scope(scope), _check.integer(attempts, "attempts", minimum=1)
         return change_status(self, id, status, scope=scope, reason=reason, attempts=attempts)
+
+    def forget(self, id: str, *, scope: Scope) -> bool:
+        """Delete lesson ``id``, its search rows and vectors; False when ``scope`` sees none (``feedback.forget``)."""
+        return forget(self, id, scope=arguments.host_scope(scope))
 
     # -- maintenance ---------------------------------------------------------------------
 

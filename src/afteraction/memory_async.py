@@ -174,6 +174,9 @@ class AsyncMemory:
     async def set_status(self, id: str, status: Status | str, **kwargs: Any) -> Experience:
         return await self._write(self.sync.set_status, id, status, **kwargs)
 
+    async def forget(self, id: str, **kwargs: Any) -> bool:
+        return await self._write(self.sync.forget, id, **kwargs)
+
     async def wait_indexed(self, timeout: float | None = None) -> bool:
         return await self._write(self.sync.wait_indexed, timeout)
 
