@@ -78,6 +78,20 @@ def test_a_person_revokes_a_lesson_through_the_service(mem: aa.Memory, scope: aa
     assert mem.set_status(lesson.id, "validated", scope=scope).status is aa.Status.VALIDATED
 
 
+def test_a_person_forgets_a_lesson_through_the_service(mem: aa.Memory, scope: aa.Scope) -> None:
+    lesson = record(mem, scope)
+    assert lesson is not None
+    assert mem.forget(lesson.id, scope=scope) is True
+    assert mem.reference_block("refund stuck in pending", scope=scope) == ""
+    with pytest.raises(NotFoundError):
+        mem.get(lesson.id, scope=scope)
+    assert mem.forget(lesson.id, scope=scope) is False  # again: no error
+    assert mem.forget("", scope=scope) is False
+    with pytest.raises(ValidationError) as info:
+        mem.forget(lesson.id, scope={"tenant": "acme"})  # type: ignore[arg-type]
+    assert info.value.field == "scope"
+
+
 def test_outcomes_and_imports_go_through_the_service(mem: aa.Memory, scope: aa.Scope) -> None:
     lesson = record(mem, scope)
     assert lesson is not None

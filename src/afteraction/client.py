@@ -281,6 +281,17 @@ class RemoteMemory(Memory):
             Experience.from_dict, self._call("POST", f"/experience/lessons/{_segment(id)}/status", json=body)
         )
 
+    def forget(self, id: str, *, scope: Scope) -> bool:
+        """``Memory.forget`` on the service: ``DELETE /experience/lessons/{id}``."""
+        params, known_id = _scope_params(scope), arguments.lesson_id(id)
+        if known_id is None:  # as a local memory answers an id no lesson can have
+            return False
+        found = self._call("DELETE", f"/experience/lessons/{_segment(known_id)}", params=params)
+        deleted = _read(found, "deleted")
+        if not isinstance(deleted, bool):
+            raise StoreError("the service's answer has no boolean 'deleted': is this URL an afteraction service?")
+        return deleted
+
     # -- maintenance ---------------------------------------------------------------------
 
     def export(self, tenant: str | None = None) -> Iterator[Experience]:

@@ -137,6 +137,42 @@ def test_a_person_revokes_a_lesson_and_reinstates_it(http: TestClient) -> None:
     assert http.post("/experience/search", json={"query": "refund stuck pending", "scope": SCOPE}).json()["hits"]
 
 
+def test_a_person_forgets_a_lesson_once_and_another_tenant_cannot(http: TestClient) -> None:
+    store(http, lesson(), lesson(id="exp_kept"))
+    other = http.delete("/experience/lessons/exp_refund", params=SCOPE, headers={"x-test-tenant": "globex"})
+    assert other.status_code == 200 and other.json() == {"deleted": False}
+    elsewhere = http.delete("/experience/lessons/exp_refund", params={**SCOPE, "project": "billing"})
+    assert elsewhere.json() == {"deleted": False}
+    answer = http.delete("/experience/lessons/exp_refund", params=SCOPE)
+    assert answer.status_code == 200 and answer.json() == {"deleted": True}
+    assert http.get("/experience/lessons/exp_refund", params=SCOPE).status_code == 404
+    assert [found["id"] for found in http.get("/experience/lessons", params=SCOPE).json()["lessons"]] == ["exp_kept"]
+    assert http.post("/experience/search", json={"query": "refund pending", "scope": SCOPE}).json()["hits"][0][
+        "id"
+    ] == ("exp_kept")
+    assert http.delete("/experience/lessons/exp_refund", params=SCOPE).json() == {"deleted": False}  # a retry
+    refused = http.delete("/experience/lessons/exp_kept", params={"app": "support"})
+    assert refused.status_code == 400 and refused.json()["errors"][0]["field"] == "scope.project"
+    refused = http.delete("/experience/lessons/exp_kept", params={**SCOPE, "tenant": "globex"})
+    assert refused.status_code == 403 and refused.json()["errors"][0]["field"] == "scope.tenant"
+
+
+def test_with_keys_forgetting_needs_write_and_a_project_key_keeps_to_its_project(tmp_path: Path) -> None:
+    with keyed(tmp_path / "keyed.db") as server:
+        memory = Memory(server.store)
+        app = create_app(SQLiteEvents(server.store), auth=server.auth, limits=LIMITS, memory=memory)
+        with TestClient(app, raise_server_exceptions=False) as http:
+            writer = bearer(server.token(scopes="write"))
+            http.post("/experience/lessons", json={"lessons": [lesson().to_dict()]}, headers=writer)
+            path = "/experience/lessons/exp_refund"
+            assert http.delete(path, params=SCOPE, headers=bearer(server.token(scopes="read"))).status_code == 403
+            bound = bearer(server.token(scopes="read,write", project="billing"))
+            assert http.delete(path, params=SCOPE, headers=bound).status_code == 403
+            assert http.delete(path, params=SCOPE).status_code == 401
+            assert http.delete(path, params=SCOPE, headers=writer).json() == {"deleted": True}
+        memory.close()
+
+
 def test_a_submitted_run_is_learned_here(http: TestClient) -> None:
     run = {
         "id": "run-1",

@@ -1,4 +1,5 @@
-"""Commands over lessons and events: demo, search, block, outcome, set-status, lessons, import, export, validate."""
+"""Commands over lessons and events: demo, search, block, outcome, set-status, forget, lessons, import, export,
+validate."""
 
 from __future__ import annotations
 
@@ -171,6 +172,25 @@ def set_status(lesson_id: str, status: str, reason: str, scope_pairs: tuple[str,
         return
     why = f"  ({updated.status_reason})" if updated.status_reason else ""
     click.echo(f"{updated.id}  {updated.status.label}  confidence {updated.confidence:.2f}{why}")
+
+
+@main.command()
+@click.argument("lesson_id")
+@scope_option
+@db_option
+@json_option
+@_errors
+def forget(lesson_id: str, scope_pairs: tuple[str, ...], db: str, as_json: bool) -> None:
+    """Delete LESSON_ID for good, with its search rows and vectors (set-status revoked keeps it
+    stored). Exits 0 whether or not the scope saw such a lesson: forgetting again is no error;
+    the output says which."""
+    scope = _scope(scope_pairs)
+    with _open(db) as memory:
+        deleted = memory.forget(lesson_id, scope=scope)
+    if as_json:
+        click.echo(json.dumps({"deleted": deleted}))
+        return
+    click.echo(f"{lesson_id}  forgotten" if deleted else f"{lesson_id}  not found in this scope: nothing deleted")
 
 
 @main.command()

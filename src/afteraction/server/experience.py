@@ -1,4 +1,4 @@
-"""Experience over HTTP: search, the reference block, lessons, outcomes, a person's status decisions and verdicts.
+"""Experience over HTTP: search, the reference block, lessons, outcomes, a person's decisions and verdicts.
 
 Every route works in the caller's tenant (``service.tenant``, from the API key); the rest of
 the scope (app, project and the optional team, agent, user) comes with the request, as it
@@ -11,6 +11,8 @@ never quietly rewritten.
   ids of the lessons in the block, for the host to pass back as ``given``)
 - ``GET /experience/lessons?app=&project=[&team=&agent=&user=][&status=&limit=&offset=]``
 - ``GET /experience/lessons/{id}?app=&project=…`` → the lesson
+- ``DELETE /experience/lessons/{id}?app=&project=…`` → ``{"deleted": true|false}``: the lesson forgotten,
+  with its search rows and vectors (``Memory.forget``; false when the scope sees none: a retry is no error)
 - ``POST /experience/lessons`` ``{"lessons": [...]}`` → ``{"stored": n}`` (import as is, idempotent)
 - ``POST /experience/lessons/{id}/outcome`` ``{"scope", "success", "key"?, "task"?}`` → the updated
   lesson (an outcome repeated under the same ``key`` counts once; a success's ``task`` becomes a
@@ -196,6 +198,13 @@ async def lesson(service: Service, request: Request) -> JSONResponse:
     return json(found.to_dict())
 
 
+async def forget(service: Service, request: Request) -> JSONResponse:
+    memory = _memory(service)
+    scope = _query_scope(service, request)
+    id = path_id(request, "lesson_id")
+    return json({"deleted": await run_in_threadpool(memory.forget, id, scope=scope)})
+
+
 async def add_lessons(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
     data = await _body(service, request, "/experience/lessons")
@@ -313,6 +322,7 @@ def routes(service: Service) -> list[Route]:
         Route("/experience/lessons", bound(lessons), methods=["GET"]),
         Route("/experience/lessons", bound(add_lessons), methods=["POST"]),
         Route("/experience/lessons/{lesson_id:path}", bound(lesson), methods=["GET"]),
+        Route("/experience/lessons/{lesson_id:path}", bound(forget), methods=["DELETE"]),
         Route("/experience/lessons/{lesson_id:path}/outcome", bound(outcome), methods=["POST"]),
         Route("/experience/lessons/{lesson_id:path}/status", bound(set_status), methods=["POST"]),
         Route("/experience/runs", bound(submit_run), methods=["POST"]),

@@ -211,6 +211,11 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
         "parameters": [_path("lesson_id"), *_SCOPE_QUERY],
         "responses": _answers(200, *_READ),
     },
+    ("/experience/lessons/{lesson_id}", "delete"): {
+        "summary": "Forget a lesson the scope sees: deleted with its search rows and vectors; false when none",
+        "parameters": [_path("lesson_id"), *_SCOPE_QUERY],
+        "responses": _answers(200, 400, 401, 403, 429, ok=_object(("deleted",), deleted={"type": "boolean"})),
+    },
     ("/experience/lessons/{lesson_id}/outcome", "post"): {
         "summary": "One more reuse outcome for a lesson: confidence and status follow",
         "parameters": [_path("lesson_id")],
