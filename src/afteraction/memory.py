@@ -354,10 +354,8 @@ class Memory:
     def set_status(
         self, id: str, status: Status | str, *, scope: Scope, reason: str = "", attempts: int = OUTCOME_ATTEMPTS
     ) -> Experience:
-        """A person's decision about lesson ``id``: ``revoked`` (wrong or harmful), ``superseded`` (a
-        newer lesson replaces it) or ``stale`` (may no longer hold; a verified reuse revives it), none
-        of them injected again; or ``validated`` to reinstate it (its status follows its evidence).
-        ``reason`` is kept with it (``Experience.status_reason``). See ``core.trust.set_status``."""
+        """A person's decision about lesson ``id``: ``revoked``, ``superseded`` or ``stale`` (never injected), or
+        ``validated`` to reinstate it; ``reason`` is kept with it (``core.trust.set_status``)."""
         scope, attempts = arguments.host_scope(scope), _check.integer(attempts, "attempts", minimum=1)
         return change_status(self, id, status, scope=scope, reason=reason, attempts=attempts)
 

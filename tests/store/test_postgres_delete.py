@@ -1,14 +1,16 @@
-"""Deleting records in PostgreSQL as the application role (not the tables' owner): its stems and
-vectors go with it, and row-level security keeps a crafted DELETE as one tenant off another's rows."""
+"""Deleting records in PostgreSQL as the application role (not the tables' owner): a role without DELETE is told the
+grant (it is not asked for at open); with it, the record's stems and vectors go with it, and row-level security keeps
+a crafted DELETE as one tenant off another's rows."""
 
 from __future__ import annotations
 
 import psycopg
 import pytest
 
+from afteraction.errors import StoreError
 from afteraction.store.base import StoredVector
 from afteraction.store.postgres import PostgresStore
-from afteraction.store.postgres_privileges import LIBRARY_PRIVILEGES
+from afteraction.store.postgres_privileges import FORGET_PRIVILEGES, LIBRARY_PRIVILEGES
 from afteraction.store.postgres_schema import TABLE, TERMS, VECTORS
 from tests.conformance.builders import NOW, SCOPE, experience, scoped
 from tests.pg import Cluster
@@ -35,6 +37,18 @@ def test_the_application_role_deletes_its_tenants_records_and_nothing_of_another
         for table, privileges in LIBRARY_PRIVILEGES.items():  # what docs/postgres.md tells the owner to grant
             db.execute(f"GRANT {', '.join(privileges)} ON {table} TO {ROLE}")
     app_url = pg_cluster.url(database, ROLE)
+    app = PostgresStore(
+        app_url
+    )  # a role granted before forgetting existed opens, and is told the grant when it forgets
+    try:
+        with pytest.raises(StoreError, match=f"forgetting a lesson.*GRANT DELETE ON {TABLE} TO <this role>"):
+            app.delete(SCOPE, ["a-1"])
+        assert app.get(SCOPE, "a-1") is not None
+    finally:
+        app.close()
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        for table, privileges in FORGET_PRIVILEGES.items():
+            db.execute(f"GRANT {', '.join(privileges)} ON {table} TO {ROLE}")
     app = PostgresStore(app_url)
     try:
         assert app.delete(SCOPE, ["a-1"]) == 1

@@ -30,7 +30,7 @@ from afteraction.model import Experience, Scope, Status
 from afteraction.store import records
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
 from afteraction.store.base import Candidate, check_ids, check_page
-from afteraction.store.postgres_privileges import SERVICE_PRIVILEGES, check_privileges
+from afteraction.store.postgres_privileges import FORGET_PRIVILEGES, SERVICE_PRIVILEGES, check_privileges
 from afteraction.store.postgres_schema import TABLE, explain, migrate
 from afteraction.store.postgres_search import search_sql
 from afteraction.store.postgres_vectors import PostgresVectors, create_vector_indexes
@@ -309,7 +309,15 @@ class PostgresStore(PostgresVectors):
             return 0
         where, params = _scope_sql(scope)
         sql = f"DELETE FROM {TABLE} AS e WHERE {where} AND e.id = ANY(%s::text[])"
-        [(deleted, _)] = self._run(scope.tenant, [(sql, (*params, wanted))])
+        try:
+            [(deleted, _)] = self._run(scope.tenant, [(sql, (*params, wanted))])
+        except StoreError as exc:
+            if not isinstance(exc.__cause__, psycopg.errors.InsufficientPrivilege):
+                raise
+            self._retrying(
+                lambda db: check_privileges(db, self._where, FORGET_PRIVILEGES, (), who="forgetting a lesson")
+            )
+            raise  # pragma: no cover - the check names the grant; a role that has it was refused for another reason
         return deleted
 
     # reads

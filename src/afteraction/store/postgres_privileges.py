@@ -27,11 +27,18 @@ from afteraction.store.postgres_schema import (
 )
 from afteraction.store.postgres_write_schema import PUT, PUT_ARGUMENTS
 
-__all__ = ["FUNCTIONS", "LIBRARY_PRIVILEGES", "PRIVILEGES", "SERVICE_PRIVILEGES", "check_privileges"]
+__all__ = [
+    "FORGET_PRIVILEGES",
+    "FUNCTIONS",
+    "LIBRARY_PRIVILEGES",
+    "PRIVILEGES",
+    "SERVICE_PRIVILEGES",
+    "check_privileges",
+]
 
 #: What the library's store uses (``PostgresStore`` checks these at open) ...
 LIBRARY_PRIVILEGES = {
-    TABLE: ("SELECT", "INSERT", "UPDATE", "DELETE"),
+    TABLE: ("SELECT", "INSERT", "UPDATE"),
     TERMS: ("SELECT", "INSERT", "DELETE"),
     MIGRATIONS_TABLE: ("SELECT",),
     VECTORS: ("SELECT", "INSERT", "UPDATE"),
@@ -46,6 +53,9 @@ SERVICE_PRIVILEGES = {
     KEYS_TABLE: ("SELECT", "INSERT", "UPDATE"),
     OTLP_SPANS: ("SELECT", "INSERT", "DELETE"),
 }
+#: What forgetting a lesson adds (``Memory.forget``): asked for when a lesson is deleted, not at open, so a role
+#: granted before it existed keeps working, and a deployment may keep its lessons append-only.
+FORGET_PRIVILEGES = {TABLE: ("DELETE",)}
 PRIVILEGES = {**LIBRARY_PRIVILEGES, **SERVICE_PRIVILEGES}
 #: And EXECUTE on the write path's function (PUBLIC has it unless an administrator revoked it).
 FUNCTIONS = (f"{PUT}({', '.join(kind for _, kind in PUT_ARGUMENTS)})",)
