@@ -13,6 +13,12 @@ SQLite and PostgreSQL):
 - Every read and write is scoped to one tenant; a read never returns another tenant's row.
 - A write of several requests' events is one transaction (group commit): when it returns,
   every event in it is committed.
+- Deleting a session (``delete_sessions``, ``prune``) removes, in one transaction, its row, all
+  its events and their share of the tenant's counts (what ``stats`` and ``/metrics`` read), so
+  the figures stay those of what is stored; nothing of it is kept, not even its event ids: an
+  event id deleted is new again, and stored again when it comes back. A child session stays (it
+  is a session of its own) and names its parent still; walks simply no longer find the parent.
+  A failed deletion leaves everything as it was.
 
 The walks over sessions and the text filter are built once over the few indexed lookups a
 backend provides (``children``, ``trace``, ``events``): ``store.session_walks``.
@@ -26,6 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol, runtime_checkable
 
+from afteraction.errors import ValidationError
 from afteraction.model import Event
 from afteraction.model._check import format_time
 from afteraction.store.base import Store
@@ -52,11 +59,13 @@ __all__ = [
     "StoredEvent",
     "Tree",
     "by_tenant",
+    "cutoff",
     "event_json",
     "fresh",
     "instant",
     "micros",
     "open_events",
+    "session_ids",
     "session_rows",
     "split",
     "type_counts",
@@ -72,6 +81,25 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 def instant(value: int) -> str:
     """A stored instant (microseconds) in the one textual form of stored times."""
     return format_time(_EPOCH + timedelta(microseconds=value))
+
+
+def session_ids(ids: Sequence[str]) -> list[str]:
+    """The distinct session ids of ``delete_sessions``, in order; ValidationError naming ``ids`` when
+    it is a string (a sequence of its characters) or not a sequence of non-empty strings."""
+    if isinstance(ids, str | bytes) or not isinstance(ids, Sequence):
+        raise ValidationError("ids", f"must be a list of session ids, got {type(ids).__name__}")
+    for i, id in enumerate(ids):
+        if not isinstance(id, str) or not id:
+            raise ValidationError(f"ids[{i}]", f"must be a non-empty string, got {id!r}")
+    return list(dict.fromkeys(ids))
+
+
+def cutoff(before: datetime) -> int:
+    """``prune``'s ``before`` as a stored instant (microseconds); ValidationError naming ``before``
+    unless it is a datetime with a time zone (a naive one would mean a different instant per host)."""
+    if not isinstance(before, datetime) or before.utcoffset() is None:
+        raise ValidationError("before", f"must be a datetime with a time zone (UTC), got {before!r}")
+    return micros(before)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +255,16 @@ class EventStore(Protocol):
         ...
 
     def stats(self, tenant: str) -> Stats: ...
+
+    def delete_sessions(self, tenant: str, ids: Sequence[str]) -> int:
+        """Delete the tenant's sessions with these ids, with all their events (see the module's
+        rules); how many sessions went. Unknown ids are skipped: deleting twice deletes nothing."""
+        ...
+
+    def prune(self, tenant: str | None, before: datetime) -> int:
+        """Delete every session of ``tenant`` (of every tenant when None) whose last event is
+        before ``before``, as ``delete_sessions`` does, in one transaction; how many went."""
+        ...
 
     def close(self) -> None: ...
 

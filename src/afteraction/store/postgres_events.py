@@ -12,9 +12,10 @@ concurrent writers take their row locks in the same order. The rules it keeps ar
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from typing import Any
+from datetime import datetime
+from typing import Any, TypeVar
 
 import psycopg
 
@@ -27,13 +28,16 @@ from afteraction.store.events import (
     Stats,
     StoredEvent,
     by_tenant,
+    cutoff,
     event_json,
     micros,
+    session_ids,
     session_rows,
     split,
     type_counts,
 )
 from afteraction.store.postgres import PostgresStore
+from afteraction.store.postgres_privileges import EVENT_DELETE_PRIVILEGES, check_privileges
 from afteraction.store.postgres_schema import EVENT_COUNTS, EVENTS, SESSIONS
 
 __all__ = ["TREE_PREFETCH", "PostgresEvents"]
@@ -61,6 +65,17 @@ _UPSERT_COUNTS = f"""
 """
 _COLUMNS = "id, trace_id, parent_session_id, source, started_at, ended_at, events"
 _RETRIES = 3  # a deadlock or serialization failure between replicas is retried
+_DELETE_SESSIONS = f"DELETE FROM {SESSIONS} WHERE tenant = %s AND id = ANY(%s::text[]) RETURNING id"
+_DELETE_EVENTS = f"""
+    WITH gone AS (DELETE FROM {EVENTS} WHERE tenant = %s AND session_id = ANY(%s::text[]) RETURNING type)
+    SELECT type, count(*) FROM gone GROUP BY type ORDER BY type
+"""
+_UNCOUNT = f"""
+    UPDATE {EVENT_COUNTS} AS c SET events = c.events - u.n
+    FROM unnest(%s::text[], %s::bigint[]) AS u(t, n) WHERE c.tenant = %s AND c.type = u.t
+"""
+_ENDED = f"SELECT tenant, id FROM {SESSIONS} WHERE ended_at < %s"
+T = TypeVar("T")
 
 
 #: Sessions a tree's first statement fetches with its root; a larger tree is walked level by level.
@@ -185,6 +200,50 @@ class PostgresEvents(ReadsThroughReader):
             cur.execute(_UPSERT_COUNTS, (tenant, [t for t, _ in counts], [n for _, n in counts]))
         return [first[event.id] == index and event.id in inserted for index, event in enumerate(events)]
 
+    # deletes
+
+    def delete_sessions(self, tenant: str, ids: Sequence[str]) -> int:
+        wanted = session_ids(ids)
+        if not wanted:
+            return 0
+        return self._deleting(tenant, lambda cur: _delete(cur, tenant, wanted))
+
+    def prune(self, tenant: str | None, before: datetime) -> int:
+        """One transaction: with ``tenant`` None it reads every tenant's ended sessions (the
+        ``all_tenants`` setting reads only), then deletes each tenant's as that tenant, since
+        the DELETE policies let a transaction delete the rows of its ``afteraction.tenant`` alone."""
+        end = cutoff(before)
+
+        def prune(cur: psycopg.Cursor[tuple[Any, ...]]) -> int:
+            sql, params = (_ENDED, (end,)) if tenant is None else (_ENDED + " AND tenant = %s", (end, tenant))
+            cur.execute(sql + " ORDER BY tenant, id", params)
+            found: dict[str, list[str]] = {}
+            for owner, id in cur.fetchall():
+                found.setdefault(str(owner), []).append(str(id))
+            return sum(_delete(cur, owner, ids) for owner, ids in found.items())
+
+        return self._deleting(tenant, prune)
+
+    def _deleting(self, tenant: str | None, work: Callable[[psycopg.Cursor[tuple[Any, ...]]], T]) -> T:
+        """``work`` in one transaction, retried on a deadlock with a writer; a role without DELETE
+        on the event tables is told the GRANT (asked for here, not at open)."""
+        for attempt in range(_RETRIES):
+            try:
+                with self.store._transaction(tenant) as cur:
+                    return work(cur)
+            except StoreError as exc:
+                if isinstance(exc.__cause__, psycopg.errors.InsufficientPrivilege):
+                    self.store._retrying(
+                        lambda db: check_privileges(
+                            db, self.store._where, EVENT_DELETE_PRIVILEGES, (), who="deleting sessions"
+                        )
+                    )
+                    raise  # pragma: no cover - the check names the grant; a role that has it was refused otherwise
+                transient = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
+                if attempt == _RETRIES - 1 or not isinstance(exc.__cause__, transient):
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
     # reads
 
     def _rows(self, tenant: str, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
@@ -245,3 +304,20 @@ class PostgresEvents(ReadsThroughReader):
             cur.execute(f"SELECT count(*) FROM {SESSIONS} WHERE tenant = %s", (tenant,))
             found = cur.fetchone()
         return Stats(by_type=by_type, sessions=0 if found is None else int(found[0]))
+
+
+def _delete(cur: psycopg.Cursor[tuple[Any, ...]], tenant: str, ids: Sequence[str]) -> int:
+    """Delete the tenant's sessions ``ids`` with their events, as that tenant, and take those
+    events off the tenant's counts (a count at zero goes): in the caller's transaction. The
+    session rows go first, so a writer adding to one of them waits for this transaction."""
+    cur.execute("SELECT set_config('afteraction.tenant', %s, true)", (tenant,))
+    cur.execute(_DELETE_SESSIONS, (tenant, list(ids)))
+    gone = sorted(str(id) for (id,) in cur.fetchall())
+    if not gone:
+        return 0
+    cur.execute(_DELETE_EVENTS, (tenant, gone))
+    counts = [(str(type), int(n)) for type, n in cur.fetchall()]
+    if counts:
+        cur.execute(_UNCOUNT, ([t for t, _ in counts], [n for _, n in counts], tenant))
+        cur.execute(f"DELETE FROM {EVENT_COUNTS} WHERE tenant = %s AND events <= 0", (tenant,))
+    return len(gone)

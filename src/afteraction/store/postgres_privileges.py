@@ -28,6 +28,7 @@ from afteraction.store.postgres_schema import (
 from afteraction.store.postgres_write_schema import PUT, PUT_ARGUMENTS
 
 __all__ = [
+    "EVENT_DELETE_PRIVILEGES",
     "FORGET_PRIVILEGES",
     "FUNCTIONS",
     "LIBRARY_PRIVILEGES",
@@ -56,6 +57,9 @@ SERVICE_PRIVILEGES = {
 #: What forgetting a lesson adds (``Memory.forget``): asked for when a lesson is deleted, not at open, so a role
 #: granted before it existed keeps working, and a deployment may keep its lessons append-only.
 FORGET_PRIVILEGES = {TABLE: ("DELETE",)}
+#: What deleting sessions adds (``EventStore.delete_sessions`` and ``prune``): asked for by them alone, likewise, so a
+#: service role granted before retention existed keeps opening, and a deployment may keep its events append-only.
+EVENT_DELETE_PRIVILEGES = {EVENTS: ("DELETE",), SESSIONS: ("DELETE",), EVENT_COUNTS: ("DELETE",)}
 PRIVILEGES = {**LIBRARY_PRIVILEGES, **SERVICE_PRIVILEGES}
 #: And EXECUTE on the write path's function (PUBLIC has it unless an administrator revoked it).
 FUNCTIONS = (f"{PUT}({', '.join(kind for _, kind in PUT_ARGUMENTS)})",)

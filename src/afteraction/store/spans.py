@@ -12,6 +12,12 @@ longer than ``age`` seconds, is *due*: ``release`` returns it whole, to be resol
 the tenant holds more than ``tenant_spans`` spans, its oldest traces are due too. A tenant never
 sees, takes or drops another tenant's spans (PostgreSQL also enforces it by row-level security).
 
+Deleted sessions: the buffer holds spans by trace, not by session, and deleting a session
+(``EventStore.delete_sessions``, ``prune``) leaves it as it is. A span of that session still held
+(at most ``age`` seconds, or until its ancestors come) becomes its event when placed, so the session
+comes back with those events: to delete a session for good, delete it once its trace has stopped
+exporting and ``age`` has passed (by then the buffer is empty of it).
+
 Backends: SQLite (``sqlite_spans``, table ``otlp_spans``, migration m008) and PostgreSQL
 (``postgres_spans``, table ``afteraction_otlp_spans``, migration m008); one conformance suite,
 ``tests/store/test_spans.py``.

@@ -12,6 +12,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager, suppress
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,11 @@ from afteraction.store.events import (
     StoredEvent,
     Tree,
     by_tenant,
+    cutoff,
     event_json,
     fresh,
     micros,
+    session_ids,
     session_rows,
     split,
     type_counts,
@@ -180,6 +183,24 @@ class SQLiteEvents(ReadsThroughReader):
         db.executemany(_UPSERT_COUNT, [(tenant, type, n) for type, n in type_counts(new).items()])
         return added
 
+    # deletes
+
+    def delete_sessions(self, tenant: str, ids: Sequence[str]) -> int:
+        wanted = session_ids(ids)
+        if not wanted:
+            return 0
+        with self.store._writing() as db:
+            return _delete(db, tenant, wanted)
+
+    def prune(self, tenant: str | None, before: datetime) -> int:
+        end = cutoff(before)
+        sql = "SELECT tenant, id FROM sessions WHERE ended_at < ?" + ("" if tenant is None else " AND tenant = ?")
+        with self.store._writing() as db:  # the choice and the deletes in one transaction
+            found: dict[str, list[str]] = {}
+            for owner, id in db.execute(sql, (end,) if tenant is None else (end, tenant)).fetchall():
+                found.setdefault(owner, []).append(id)
+            return sum(_delete(db, owner, ids) for owner, ids in found.items())
+
     # reads
 
     @contextmanager
@@ -240,3 +261,23 @@ class SQLiteEvents(ReadsThroughReader):
             by_type = dict(db.execute("SELECT type, events FROM event_counts WHERE tenant = ?", (tenant,)).fetchall())
             sessions = db.execute("SELECT count(*) FROM sessions WHERE tenant = ?", (tenant,)).fetchone()[0]
         return Stats(by_type=by_type, sessions=int(sessions))
+
+
+def _delete(db: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> int:
+    """Delete the tenant's sessions ``ids`` with their events, and take those events off the
+    tenant's counts (a count at zero goes): in the caller's transaction."""
+    deleted, gone = 0, dict[str, int]()
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        marks = ", ".join("?" * len(chunk))
+        sql = f"SELECT type, count(*) FROM events WHERE tenant = ? AND session_id IN ({marks}) GROUP BY type"
+        for type, n in db.execute(sql, (tenant, *chunk)):
+            gone[type] = gone.get(type, 0) + n
+        db.execute(f"DELETE FROM events WHERE tenant = ? AND session_id IN ({marks})", (tenant, *chunk))
+        deleted += db.execute(f"DELETE FROM sessions WHERE tenant = ? AND id IN ({marks})", (tenant, *chunk)).rowcount
+    db.executemany(
+        "UPDATE event_counts SET events = events - ? WHERE tenant = ? AND type = ?",
+        [(n, tenant, type) for type, n in gone.items()],
+    )
+    db.execute("DELETE FROM event_counts WHERE tenant = ? AND events <= 0", (tenant,))
+    return deleted
