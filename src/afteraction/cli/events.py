@@ -1,0 +1,99 @@
+"""Commands over the stored events: ``events prune`` (a retention window) and ``events delete``
+(sessions removed, a deletion request). Each makes one ``EventStore`` call."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timedelta, timezone
+
+import click
+
+from afteraction.cli.common import _errors, _existing, db_option, json_option, main
+from afteraction.errors import ValidationError
+from afteraction.model._check import parse_time
+
+_AGE = re.compile(r"([0-9]{1,6})([dh])")
+
+
+def cutoff(before: str | None, older_than: str | None, now: datetime) -> datetime:
+    """The instant ``--before`` names, or ``now`` less ``--older-than`` (``30d``, ``12h``): exactly one."""
+    if (before is None) == (older_than is None):
+        raise ValidationError("--before", "give either --before TIME or --older-than AGE (such as 30d), not both")
+    if before is not None:
+        return parse_time(before, "--before")
+    assert older_than is not None
+    found = _AGE.fullmatch(older_than.strip())
+    if found is None:
+        raise ValidationError(
+            "--older-than", f"must be a number of days or hours such as 30d or 12h, got {older_than!r}"
+        )
+    count, unit = int(found[1]), found[2]
+    return now - (timedelta(days=count) if unit == "d" else timedelta(hours=count))
+
+
+@main.group()
+def events() -> None:
+    """Delete stored sessions and their events (what `afteraction serve` ingested).
+
+    `events prune` keeps a retention window: it deletes every session whose last event is
+    older than a time. `events delete` deletes named sessions (a deletion request, a session
+    recorded by mistake). A session goes with all its events and its share of the counts of
+    /metrics; its child sessions stay. Each takes --db and --json."""
+
+
+@events.command(name="prune")
+@click.option("--before", default=None, metavar="TIME", help="Delete sessions that ended before this RFC 3339 time.")
+@click.option(
+    "--older-than", default=None, metavar="AGE", help="Delete sessions that ended more than AGE ago: 30d, 12h."
+)
+@click.option("--tenant", default=None, help="Only this tenant's sessions (default: every tenant's).")
+@db_option
+@json_option
+@_errors
+def events_prune(before: str | None, older_than: str | None, tenant: str | None, db: str, as_json: bool) -> None:
+    """Delete every session whose last event is before --before (or older than --older-than),
+    with all its events, of one tenant or (without --tenant) of every tenant, in one
+    transaction. It does not ask first: run it from a schedule. An event of a deleted session
+    sent again is stored again.
+
+    Exits 0 (also when nothing was old enough), 2 on a bad time or when the database cannot be
+    opened; in PostgreSQL the role needs DELETE on the event tables (the error names the GRANT)."""
+    from afteraction.store.events import open_events
+
+    end = cutoff(before, older_than, datetime.now(timezone.utc))
+    _existing(db)
+    store = open_events(db)
+    try:
+        deleted = store.prune(tenant, end)
+    finally:
+        store.close()
+    if as_json:
+        click.echo(json.dumps({"deleted": deleted, "before": end.isoformat(), "tenant": tenant}, ensure_ascii=False))
+    else:
+        where = "every tenant" if tenant is None else f"tenant {tenant!r}"
+        click.echo(f"deleted {deleted:,} session(s) of {where} that ended before {end.isoformat()}")
+
+
+@events.command(name="delete")
+@click.argument("session_ids", nargs=-1, required=True, metavar="SESSION_ID...")
+@click.option("--tenant", required=True, help="The tenant whose sessions these are.")
+@db_option
+@json_option
+@_errors
+def events_delete(session_ids: tuple[str, ...], tenant: str, db: str, as_json: bool) -> None:
+    """Delete the sessions SESSION_ID... of --tenant, with all their events, in one transaction.
+    Their child sessions stay. Exits 0 whether or not such sessions were stored (deleting again
+    is no error); the output says how many went."""
+    from afteraction.store.events import open_events
+
+    _existing(db)
+    store = open_events(db)
+    try:
+        deleted = store.delete_sessions(tenant, list(session_ids))
+    finally:
+        store.close()
+    if as_json:
+        click.echo(json.dumps({"deleted": deleted}))
+    else:
+        click.echo(f"deleted {deleted} of {len(set(session_ids))} session(s)")

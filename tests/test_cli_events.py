@@ -1,0 +1,66 @@
+"""``afteraction events prune`` and ``events delete``: sessions go with their events, once, in the
+tenant named; bad times are named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from afteraction.store.events import open_events
+from tests.store.test_events import event
+from tests.test_cli import cli
+
+
+def stored(path: Path) -> str:
+    db = str(path)
+    store = open_events(db)
+    store.add_many("acme", [event("a1", "2025-06-01T00:00:00Z", session="old"), event("a2", session="new")])
+    store.add_many("globex", [event("g1", "2025-06-01T00:00:00Z", session="old")])
+    store.close()
+    return db
+
+
+def sessions(db: str, tenant: str) -> list[str]:
+    store = open_events(db)
+    try:
+        return [s.id for s in store.sessions(tenant, limit=10)]
+    finally:
+        store.close()
+
+
+def test_delete_removes_the_tenants_sessions_once(tmp_path: Path) -> None:
+    db = stored(tmp_path / "e.db")
+    assert cli("events", "delete", "old", "gone", "--tenant", "acme", "--db", db) == (
+        0,
+        "deleted 1 of 2 session(s)\n",
+        "",
+    )
+    assert sessions(db, "acme") == ["new"] and sessions(db, "globex") == ["old"]
+    assert json.loads(cli("events", "delete", "old", "--tenant", "acme", "--json", "--db", db)[1]) == {"deleted": 0}
+    code, _, err = cli("events", "delete", "old", "--db", db)
+    assert code == 2 and "--tenant" in err
+
+
+def test_prune_keeps_a_window_of_one_tenant_or_of_all(tmp_path: Path) -> None:
+    db = stored(tmp_path / "e.db")
+    code, out, _ = cli("events", "prune", "--before", "2026-01-01T00:00:00Z", "--tenant", "globex", "--db", db)
+    assert code == 0 and out.startswith("deleted 1 session(s) of tenant 'globex' that ended before 2026-01-01")
+    assert sessions(db, "acme") == ["new", "old"] and sessions(db, "globex") == []
+    code, out, _ = cli("events", "prune", "--older-than", "30d", "--json", "--db", db)
+    assert code == 0 and json.loads(out)["deleted"] == 2  # both of acme's ended long before 30 days ago
+    assert sessions(db, "acme") == []
+
+
+def test_prune_names_a_bad_time_and_deletes_nothing(tmp_path: Path) -> None:
+    db = stored(tmp_path / "e.db")
+    for args, field in (
+        (["--before", "2026-01-01T00:00:00"], "--before"),  # no offset: which instant is meant cannot be known
+        (["--older-than", "30 days"], "--older-than"),
+        ([], "--before"),
+        (["--before", "2026-01-01T00:00:00Z", "--older-than", "1d"], "--before"),
+    ):
+        code, out, err = cli("events", "prune", *args, "--db", db)
+        assert code == 2 and out == "" and field in err, (args, err)
+    assert sessions(db, "acme") == ["new", "old"]
+    code, _, err = cli("events", "prune", "--older-than", "1d", "--db", str(tmp_path / "missing.db"))
+    assert code == 2 and "no store" in err and not (tmp_path / "missing.db").exists()
