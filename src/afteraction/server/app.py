@@ -23,7 +23,7 @@ from starlette.routing import Route
 from afteraction import __version__
 from afteraction.errors import AfterActionError, ConfigError, ValidationError
 from afteraction.memory import Memory
-from afteraction.server import admin, experience, export, health, ingest, metrics, openapi, otlp, reads
+from afteraction.server import admin, experience, export, health, ingest, metrics, openapi, otlp, reads, retention
 from afteraction.server.auth import AuthMiddleware, KeyAuth, key_project, key_tenant
 from afteraction.server.committer import Committer
 from afteraction.server.common import (
@@ -143,6 +143,7 @@ def create_app(
         routes=[
             *ingest.routes(service),
             *reads.routes(service),
+            *retention.routes(service),
             *export.routes(service),
             *metrics.routes(service),
             *otlp.routes(service),

@@ -110,6 +110,11 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
         "parameters": _PAGE,
         "responses": _answers(200, *_READ),
     },
+    ("/sessions/{session_id}", "delete"): {
+        "summary": "Delete a session of the tenant with all its events (its children stay); 0 when there is none",
+        "parameters": [_path("session_id")],
+        "responses": _answers(200, 400, 401, 403, 429, ok=_object(("deleted",), deleted={"type": "integer"})),
+    },
     ("/sessions/{session_id}/events", "get"): {
         "summary": "A session's events by parsed instant, in cursor pages; filtered by type and text",
         "parameters": [
