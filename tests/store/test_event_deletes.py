@@ -8,9 +8,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from afteraction.errors import ValidationError
+from afteraction.errors import StoreError, ValidationError
 from afteraction.store.events import EventStore
+from afteraction.store.postgres_schema import EVENT_COUNTS
 from afteraction.store.session_walks import tree, workflow
+from afteraction.store.sqlite_events import SQLiteEvents
 from tests.store.test_events import event, ids, store  # noqa: F401  (store: the fixture over every backend)
 
 
@@ -102,3 +104,21 @@ def test_bad_input_is_named_and_deletes_nothing(store: EventStore) -> None:  # n
     with pytest.raises(ValidationError, match=r"ids\[1\]"):
         store.delete_sessions("a", ["parent", ""])
     assert stored(store, "a")[:2] == (3, 4)
+
+
+def test_a_failed_deletion_leaves_everything_as_it_was(store: EventStore) -> None:  # noqa: F811
+    """The counts are the last step: a failure there undoes the events and sessions already deleted."""
+    fill(store, "a")
+    if isinstance(store, SQLiteEvents):
+        with store.store._writing() as db:
+            db.execute("CREATE TRIGGER refuse BEFORE UPDATE ON event_counts BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    else:
+        with store.store._transaction("a") as cur:  # type: ignore[attr-defined]
+            cur.execute("CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE 'refused'; END $$")
+            cur.execute(f"CREATE TRIGGER refuse BEFORE UPDATE ON {EVENT_COUNTS} FOR EACH ROW EXECUTE FUNCTION refuse()")
+    with pytest.raises(StoreError, match="refused"):
+        store.delete_sessions("a", ["parent"])
+    with pytest.raises(StoreError, match="refused"):
+        store.prune(None, datetime(2027, 1, 1, tzinfo=timezone.utc))
+    assert stored(store, "a") == (3, 4, {"task.created": 1, "tool.called": 2, "task.updated": 1})
+    assert ids(store.events("a", "parent", limit=10)) == ["p1", "p2"]
