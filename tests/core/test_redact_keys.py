@@ -121,14 +121,7 @@ def _public_values(jwk: dict[str, str]) -> list[str]:
     ids=["json", "sorted", "indented", "jwks", "escaped", "repr", "js"],
 )
 def test_a_jwks_private_members_are_redacted_and_its_public_ones_kept(jwk: dict[str, str], render: Any) -> None:
-    text = render(jwk)
-    scrubbed = scrub_text(text)
-    for value in _private_values(jwk):
-        assert value not in scrubbed
-    for value in _public_values(jwk):
-        assert value in scrubbed
-    assert scrubbed.count("[REDACTED:private_key]") == len(_private_values(jwk))
-    assert scrub_text(scrubbed) == scrubbed
+    _assert_private_members_redacted(jwk, render(jwk))
 
 
 def test_a_jwk_in_text_keeps_its_names() -> None:
@@ -206,14 +199,7 @@ def _toml(jwk: dict[str, str]) -> str:
     ids=["yaml", "yaml-list", "in-json", "after-words", "yaml-flow", "toml", "toml-inline", "dict-call", "keywords"],
 )
 def test_a_jwk_written_as_yaml_toml_or_keywords_loses_its_private_members(jwk: dict[str, str], render: Any) -> None:
-    text = render(jwk)
-    scrubbed = scrub_text(text)
-    for value in _private_values(jwk):
-        assert value not in scrubbed
-    for value in _public_values(jwk):
-        assert value in scrubbed
-    assert scrubbed.count("[REDACTED:private_key]") == len(_private_values(jwk))
-    assert scrub_text(scrubbed) == scrubbed
+    _assert_private_members_redacted(jwk, render(jwk))
 
 
 def test_a_jwk_in_yaml_keeps_its_names_and_public_members() -> None:
@@ -246,3 +232,13 @@ def test_yaml_toml_and_keywords_that_hold_no_private_jwk_are_kept(text: str) -> 
 def test_a_toml_table_after_a_jwk_is_another_table() -> None:
     text = f'[jwk]\nkty = "EC"\nd = "{EC["d"]}"\n\n[cache]\nd = "{LONG}"\n'
     assert scrub_text(text) == f'[jwk]\nkty = "EC"\nd = "[REDACTED:private_key]"\n\n[cache]\nd = "{LONG}"\n'
+
+
+def _assert_private_members_redacted(jwk: dict[str, str], text: str) -> None:
+    scrubbed = scrub_text(text)
+    for value in _private_values(jwk):
+        assert value not in scrubbed
+    for value in _public_values(jwk):
+        assert value in scrubbed
+    assert scrubbed.count("[REDACTED:private_key]") == len(_private_values(jwk))
+    assert scrub_text(scrubbed) == scrubbed

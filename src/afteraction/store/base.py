@@ -192,11 +192,12 @@ def check_page(limit: int, offset: int) -> bool:
     return limit > 0
 
 
-def check_ids(ids: Sequence[str]) -> list[str]:
-    """The distinct ids of ``Store.delete``, in order; ValidationError naming ``ids`` when it is a
-    string (a sequence of its characters) or not a sequence of non-empty strings."""
+def check_ids(ids: Sequence[str], what: str = "lesson") -> list[str]:
+    """The distinct ids of a deletion (``Store.delete``; ``EventStore.delete_sessions`` with ``what``
+    "session"), in order; ValidationError naming ``ids`` when it is a string (a sequence of its
+    characters) or not a sequence of non-empty strings."""
     if isinstance(ids, str | bytes) or not isinstance(ids, Sequence):
-        raise ValidationError("ids", f"must be a list of lesson ids, got {type(ids).__name__}")
+        raise ValidationError("ids", f"must be a list of {what} ids, got {type(ids).__name__}")
     for i, id in enumerate(ids):
         if not isinstance(id, str) or not id:
             raise ValidationError(f"ids[{i}]", f"must be a non-empty string, got {id!r}")

@@ -35,7 +35,7 @@ from typing import Any, Protocol, runtime_checkable
 from afteraction.errors import ValidationError
 from afteraction.model import Event
 from afteraction.model._check import format_time
-from afteraction.store.base import Store
+from afteraction.store.base import Store, check_ids
 from afteraction.store.event_writes import (
     SessionRow,
     by_tenant,
@@ -84,14 +84,8 @@ def instant(value: int) -> str:
 
 
 def session_ids(ids: Sequence[str]) -> list[str]:
-    """The distinct session ids of ``delete_sessions``, in order; ValidationError naming ``ids`` when
-    it is a string (a sequence of its characters) or not a sequence of non-empty strings."""
-    if isinstance(ids, str | bytes) or not isinstance(ids, Sequence):
-        raise ValidationError("ids", f"must be a list of session ids, got {type(ids).__name__}")
-    for i, id in enumerate(ids):
-        if not isinstance(id, str) or not id:
-            raise ValidationError(f"ids[{i}]", f"must be a non-empty string, got {id!r}")
-    return list(dict.fromkeys(ids))
+    """The distinct session ids of ``delete_sessions``, in order (``base.check_ids``)."""
+    return check_ids(ids, "session")
 
 
 def cutoff(before: datetime) -> int:
