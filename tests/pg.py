@@ -25,7 +25,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -177,6 +177,17 @@ class Cluster:
             with psycopg.connect(self.url(name, "postgres"), autocommit=True) as db:
                 db.execute("CREATE EXTENSION vector")
         return self.url(name)
+
+    def role(self, url: str, role: str, privileges: Mapping[str, Sequence[str]]) -> str:
+        """A login role (made anew: no superuser, no BYPASSRLS) granted ``privileges`` (table → privileges)
+        in the database of ``url``; its URL there."""
+        with psycopg.connect(self.admin_url, autocommit=True) as db:
+            db.execute(f"DROP ROLE IF EXISTS {role}")
+            db.execute(f"CREATE ROLE {role} LOGIN NOSUPERUSER NOBYPASSRLS")
+        with psycopg.connect(url, autocommit=True) as db:
+            for table, granted in privileges.items():
+                db.execute(f"GRANT {', '.join(granted)} ON {table} TO {role}")
+        return self.url(conninfo_to_dict(url)["dbname"], role)
 
     def exists(self, name: str) -> bool:
         with psycopg.connect(self.admin_url, autocommit=True) as db:

@@ -30,16 +30,9 @@ def test_the_application_role_deletes_its_tenants_records_and_nothing_of_another
     owner.put_vectors([StoredVector(t, "a-1", 1, "m@1", [1.0, 0.0]) for t in ("acme", "globex")])
     owner.close()
     database = psycopg.conninfo.conninfo_to_dict(pg_url)["dbname"]
-    with psycopg.connect(pg_cluster.admin_url, autocommit=True) as db:
-        db.execute(f"DROP ROLE IF EXISTS {ROLE}")
-        db.execute(f"CREATE ROLE {ROLE} LOGIN NOSUPERUSER NOBYPASSRLS")
-    with psycopg.connect(pg_url, autocommit=True) as db:
-        for table, privileges in LIBRARY_PRIVILEGES.items():  # what docs/postgres.md tells the owner to grant
-            db.execute(f"GRANT {', '.join(privileges)} ON {table} TO {ROLE}")
-    app_url = pg_cluster.url(database, ROLE)
-    app = PostgresStore(
-        app_url
-    )  # a role granted before forgetting existed opens, and is told the grant when it forgets
+    app_url = pg_cluster.role(pg_url, ROLE, LIBRARY_PRIVILEGES)  # what docs/postgres.md tells the owner to grant
+    # a role granted before forgetting existed opens, and is told the grant when it forgets
+    app = PostgresStore(app_url)
     try:
         with pytest.raises(StoreError, match=f"forgetting a lesson.*GRANT DELETE ON {TABLE} TO <this role>"):
             app.delete(SCOPE, ["a-1"])

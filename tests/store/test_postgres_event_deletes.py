@@ -31,13 +31,7 @@ def test_the_application_role_deletes_its_tenants_sessions_and_nothing_of_anothe
         owner.add_many(tenant, [event("e1", session="s1"), event("e2", session="s2", type="tool.called")])
     owner.close()
     database = psycopg.conninfo.conninfo_to_dict(pg_url)["dbname"]
-    with psycopg.connect(pg_cluster.admin_url, autocommit=True) as db:
-        db.execute(f"DROP ROLE IF EXISTS {ROLE}")
-        db.execute(f"CREATE ROLE {ROLE} LOGIN NOSUPERUSER NOBYPASSRLS")
-    with psycopg.connect(pg_url, autocommit=True) as db:
-        for table, privileges in PRIVILEGES.items():  # what docs/postgres.md told the owner to grant before
-            db.execute(f"GRANT {', '.join(privileges)} ON {table} TO {ROLE}")
-    app_url = pg_cluster.url(database, ROLE)
+    app_url = pg_cluster.role(pg_url, ROLE, PRIVILEGES)  # what docs/postgres.md told the owner to grant before
     app = PostgresEvents(PostgresStore(app_url))  # it opens: DELETE is not asked for at open
     try:
         with pytest.raises(StoreError, match=f"deleting sessions.*GRANT DELETE ON {EVENTS} TO <this role>"):

@@ -249,10 +249,8 @@ async def set_status(service: Service, request: Request) -> JSONResponse:
     data = await _body(service, request, "/experience/lessons/{lesson_id}/status")
     scope = _scope(service, request, data.get("scope"))
     status, reason = data.get("status"), data.get("reason", "")
-    if status is None:
+    if status is None:  # the rest of the decision is checked by set_status (``core.trust.decision``)
         raise ValidationError("status", "is required: revoked, superseded, stale or validated (to reinstate)")
-    if not isinstance(reason, str):
-        raise ValidationError("reason", f"must be a string, got {type(reason).__name__}")
     updated = await run_in_threadpool(lambda: memory.set_status(id, status, scope=scope, reason=reason))
     return json(updated.to_dict())
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
@@ -70,6 +72,18 @@ def _failed(db: sqlite3.Connection, where: str, exc: sqlite3.DatabaseError) -> S
     return StoreError(f"{where} is corrupted or not an SQLite database ({exc}); restore or move it")
 
 
+@contextmanager
+def _closed_on_failure(db: sqlite3.Connection, where: str) -> Iterator[None]:
+    """Setting up ``db``: on any failure it is closed; an SQLite one is a StoreError saying what to do (``_failed``)."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        raise _failed(db, where, exc) from exc
+    except BaseException:
+        db.close()
+        raise
+
+
 def _tune(db: sqlite3.Connection) -> None:
     for pragma in _PRAGMAS:
         db.execute(f"PRAGMA {pragma}")
@@ -85,7 +99,7 @@ def connect(path: str | Path) -> sqlite3.Connection:
             raise StoreError(f"cannot create the directory of {where}: {exc}") from exc
         check_file(path)
     db = _open(where)
-    try:
+    with _closed_on_failure(db, where):
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if isinstance(path, Path):
             check_content(db, where)
@@ -100,11 +114,6 @@ def connect(path: str | Path) -> sqlite3.Connection:
         _tune(db)
         if version < len(MIGRATIONS):  # the write lock only when there is something to migrate: a long write of
             migrate(db, where)  # another process (an import) would otherwise keep every reader from opening
-    except sqlite3.DatabaseError as exc:
-        raise _failed(db, where, exc) from exc
-    except BaseException:
-        db.close()
-        raise
     return db
 
 
@@ -113,13 +122,8 @@ def connect_reader(path: Path) -> sqlite3.Connection:
     file is checked, in WAL and migrated); never one that creates the file (it was deleted)."""
     where = str(path)
     db = _open(where, existing=True)
-    try:
+    with _closed_on_failure(db, where):
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("PRAGMA query_only = ON")
         _tune(db)
-    except sqlite3.DatabaseError as exc:
-        raise _failed(db, where, exc) from exc
-    except BaseException:
-        db.close()
-        raise
     return db
