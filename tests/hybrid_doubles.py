@@ -146,6 +146,9 @@ class TextOnly:
     def delete(self, scope: Scope, ids: Sequence[str]) -> int:
         return self._inner.delete(scope, ids)
 
+    def delete_user(self, tenant: str, user: str) -> list[str]:
+        return self._inner.delete_user(tenant, user)
+
     def iter_all(self, tenant: str | None = None) -> Iterator[Experience]:
         return self._inner.iter_all(tenant)
 

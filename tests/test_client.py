@@ -92,6 +92,22 @@ def test_a_person_forgets_a_lesson_through_the_service(mem: aa.Memory, scope: aa
     assert info.value.field == "scope"
 
 
+def test_a_user_is_erased_through_the_service(mem: aa.Memory, scope: aa.Scope) -> None:
+    theirs = record(mem, aa.Scope(tenant="dev", app="support", project=scope.project, user="u-erased"))
+    kept = record(mem, scope)
+    assert theirs is not None and kept is not None
+    assert mem.forget_user("u-erased", tenant="dev") == [theirs.id]
+    with pytest.raises(NotFoundError):
+        mem.get(theirs.id, scope=theirs.scope)
+    assert mem.get(kept.id, scope=scope) == kept
+    assert asyncio.run(mem.aio.forget_user("u-erased", tenant="dev")) == []  # again: no error
+    with pytest.raises(ValidationError) as info:  # named here, before any request
+        mem.forget_user("", tenant="dev")
+    assert info.value.field == "user"
+    with pytest.raises(ForbiddenError):  # the service's tenant is the key's
+        mem.forget_user("u-erased", tenant="acme")
+
+
 def test_outcomes_and_imports_go_through_the_service(mem: aa.Memory, scope: aa.Scope) -> None:
     lesson = record(mem, scope)
     assert lesson is not None

@@ -39,6 +39,7 @@ from afteraction.memory import Memory, _utc_now
 from afteraction.model import Experience, Hit, Lesson, Scope, Status, _check
 from afteraction.recorder import ErrorHandler, log_error
 from afteraction.searching import ChannelNotes
+from afteraction.store.base import check_owner
 from afteraction.vector_channel import ChannelStatus
 
 __all__ = ["RemoteMemory"]
@@ -291,6 +292,15 @@ class RemoteMemory(Memory):
         if not isinstance(deleted, bool):
             raise StoreError("the service's answer has no boolean 'deleted': is this URL an afteraction service?")
         return deleted
+
+    def forget_user(self, user: str, *, tenant: str) -> list[str]:
+        """``Memory.forget_user`` on the service: ``DELETE /experience/users/{user}/lessons``."""
+        tenant, user = check_owner(tenant, user)
+        found = self._call("DELETE", f"/experience/users/{_segment(user)}/lessons", params={"tenant": tenant})
+        ids = _read(found, "ids")
+        if not isinstance(ids, list) or not all(isinstance(id, str) for id in ids):
+            raise StoreError("the service's answer has no list of 'ids': is this URL an afteraction service?")
+        return ids
 
     # -- maintenance ---------------------------------------------------------------------
 

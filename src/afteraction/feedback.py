@@ -17,8 +17,7 @@ as its evidence says; a success counts for the shown one alone, where the eviden
 Each failure goes to ``report`` and the next lesson is tried; nothing raises.
 
 ``change_status`` is ``Memory.set_status``: a person's decision about a lesson (``core.trust.set_status``),
-stored under the same revision check. ``forget`` is ``Memory.forget``: the lesson deleted, with what was
-derived from it (``Store.delete``), and let go of among the lessons handed out.
+stored under the same revision check. Deleting lessons is ``afteraction.forgetting``'s.
 """
 
 from __future__ import annotations
@@ -30,7 +29,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from afteraction import arguments
 from afteraction.core.capture import clean_task
 from afteraction.core.trust import (
     applied,
@@ -91,11 +89,12 @@ class Handed:
         with self._lock:
             return self._held.get(id(experience)) is experience
 
-    def discard(self, tenant: str, lesson: str) -> None:
-        """Let go of every copy of lesson ``lesson`` of ``tenant`` (it was deleted)."""
+    def discard(self, tenant: str, lessons: Iterable[str]) -> None:
+        """Let go of every copy of these lessons of ``tenant`` (they were deleted)."""
+        gone = set(lessons)
         with self._lock:
             for key, held in list(self._held.items()):
-                if held.id == lesson and held.scope.tenant == tenant:
+                if held.id in gone and held.scope.tenant == tenant:
                     del self._held[key]
 
 
@@ -162,16 +161,6 @@ def change_status(
         if (stored := _stored(memory, updated, current.revision)) is not None:
             return stored
     raise _gave_up(id, attempts)
-
-
-def forget(memory: Memory, id: str, *, scope: Scope) -> bool:
-    """``Memory.forget``: True when lesson ``id`` was deleted; False when ``scope`` sees none by that id
-    (an id no lesson can have included), so that forgetting again, or a retried request, is no error."""
-    known = arguments.lesson_id(id)
-    if known is None or memory.store.delete(scope, [known]) == 0:
-        return False
-    memory.handed.discard(scope.tenant, known)
-    return True
 
 
 def _stored(memory: Memory, updated: Experience, revision: int) -> Experience | None:

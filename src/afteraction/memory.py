@@ -18,7 +18,7 @@ import os
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,8 @@ from afteraction.core.verify import Verifier
 from afteraction.core.verify import verify as check_run
 from afteraction.embed.base import AsyncEmbedder, Embedder
 from afteraction.errors import ConfigError, ConflictError, NotFoundError, ValidationError
-from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, Handed, change_status, count_outcome, feed_learned, forget
+from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, Handed, change_status, count_outcome, feed_learned
+from afteraction.forgetting import forget, forget_user
 from afteraction.indexing import Indexer
 from afteraction.memory_async import AsyncMemory
 from afteraction.model import Experience, Hit, Lesson, Run, Scope, Skill, Status, _check
@@ -51,8 +52,7 @@ __all__ = ["DEFAULT_EMBEDDER", "MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "AsyncMemor
 CLOSE_TIMEOUT = 2.0
 
 
-def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+_utc_now = partial(datetime.now, timezone.utc)
 
 
 class Memory:
@@ -315,12 +315,9 @@ class Memory:
         """Stored lessons ``scope`` sees, newest first, each with whether it may be injected."""
         scope, wanted = arguments.host_scope(scope), None if status is None else Status.parse(status)
         limit, offset = _check.integer(limit, "limit"), _check.integer(offset, "offset")
-        now = self.now()
-        out = []
-        for experience in self.store.lessons(scope, limit=limit, offset=offset, status=wanted):
-            reason = experience.eligibility(now, min_confidence=self.weights.min_confidence)
-            out.append(Lesson(experience, reason is None, reason))
-        return out
+        now, floor = self.now(), self.weights.min_confidence
+        found = self.store.lessons(scope, limit=limit, offset=offset, status=wanted)
+        return [Lesson.at(experience, now, min_confidence=floor) for experience in found]
 
     def get(self, id: str, *, scope: Scope) -> Experience:
         scope, known_id = arguments.host_scope(scope), arguments.lesson_id(id)
@@ -360,8 +357,12 @@ class Memory:
         return change_status(self, id, status, scope=scope, reason=reason, attempts=attempts)
 
     def forget(self, id: str, *, scope: Scope) -> bool:
-        """Delete lesson ``id``, its search rows and vectors; False when ``scope`` sees none (``feedback.forget``)."""
+        """Delete lesson ``id``, its search rows and vectors; False when ``scope`` sees none (``forgetting``)."""
         return forget(self, id, scope=arguments.host_scope(scope))
+
+    def forget_user(self, user: str, *, tenant: str) -> list[str]:
+        """Delete every lesson stored for ``user`` in ``tenant``, in any app or project; their ids (``forgetting``)."""
+        return forget_user(self, user, tenant=tenant)
 
     # -- maintenance ---------------------------------------------------------------------
 

@@ -177,6 +177,9 @@ class AsyncMemory:
     async def forget(self, id: str, **kwargs: Any) -> bool:
         return await self._write(self.sync.forget, id, **kwargs)
 
+    async def forget_user(self, user: str, **kwargs: Any) -> list[str]:
+        return await self._write(self.sync.forget_user, user, **kwargs)
+
     async def wait_indexed(self, timeout: float | None = None) -> bool:
         return await self._write(self.sync.wait_indexed, timeout)
 

@@ -112,3 +112,34 @@ def test_ids_must_be_a_list_of_strings(store: Store) -> None:
     with pytest.raises(ValidationError, match=r"ids\[1\]"):
         store.delete(SCOPE, ["abc", 7])  # type: ignore[list-item]
     assert store.count(SCOPE) == 1
+
+
+def test_forgetting_a_user_deletes_their_records_in_every_app_and_project_and_nothing_else(store: Store) -> None:
+    alice, bob = scoped(SCOPE, user="alice"), scoped(SCOPE, user="bob")
+    alice_billing = scoped(SCOPE, app="billing", project="invoices", agent="biller", user="alice")
+    store.put_many(
+        [
+            experience("a1", scope=alice, lesson="Rotate the expired export token."),
+            experience("a2", scope=alice_billing),
+            experience("b1", scope=bob),
+            experience("shared"),  # no user: every user's, nobody's to erase
+            experience("a1", scope=scoped(GLOBEX, user="alice")),  # another tenant's alice
+        ]
+    )
+    vectors(store).put_vectors([vec("a1", unit(1, 0)), vec("b1", unit(0, 1)), vec("shared", unit(1, 1))])
+
+    assert sorted(store.delete_user("acme", "alice")) == ["a1", "a2"]
+    assert store.get(alice, "a1") is None and store.get(alice_billing, "a2") is None
+    assert search(store, ["token"], alice) == []
+    assert "a1" not in near(store, unit(1, 0), alice)
+    assert sorted(e.id for e in store.iter_all("acme")) == ["b1", "shared"]
+    assert store.get(scoped(GLOBEX, user="alice"), "a1") is not None
+    assert store.delete_user("acme", "alice") == []  # erasing again: nothing left, no error
+
+
+def test_forgetting_a_user_names_a_bad_tenant_or_user_and_deletes_nothing(store: Store) -> None:
+    store.put(experience("a1", scope=scoped(SCOPE, user="alice")))
+    for tenant, user, field in (("", "alice", "tenant"), ("acme", "", "user"), ("acme", None, "user")):
+        with pytest.raises(ValidationError, match=f"^{field}"):
+            store.delete_user(tenant, user)  # type: ignore[arg-type]
+    assert store.count(scoped(SCOPE, user="alice")) == 1

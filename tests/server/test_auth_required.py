@@ -35,6 +35,7 @@ WRITES: list[tuple[str, str, dict[str, Any]]] = [
     ("POST", "/experience/lessons/exp_refund/outcome", {"json": {"scope": SCOPE, "success": True}}),
     ("POST", "/experience/lessons/exp_refund/status", {"json": {"scope": SCOPE, "status": "revoked"}}),
     ("DELETE", "/experience/lessons/exp_refund", {"params": SCOPE}),
+    ("DELETE", "/experience/users/x/lessons", {}),
     ("DELETE", "/sessions/ses-1", {}),
     ("POST", "/sessions/ses-1/verdict", {"json": {"scope": SCOPE, "evidence": [{"id": "done", "passed": True}]}}),
 ]

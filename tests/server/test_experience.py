@@ -173,6 +173,41 @@ def test_with_keys_forgetting_needs_write_and_a_project_key_keeps_to_its_project
         memory.close()
 
 
+def test_erasing_a_user_deletes_their_lessons_in_the_callers_tenant_only(http: TestClient) -> None:
+    alice = aa.Scope(tenant="acme", **SCOPE, user="alice")
+    store(http, lesson(scope=alice), lesson(id="exp_billing", scope=aa.Scope("acme", "billing", "x", user="alice")))
+    store(http, lesson(id="exp_shared"), lesson(id="exp_bob", scope=aa.Scope(tenant="acme", **SCOPE, user="bob")))
+    other = http.delete("/experience/users/alice/lessons", headers={"x-test-tenant": "globex"})
+    assert other.status_code == 200 and other.json() == {"deleted": 0, "ids": []}
+    refused = http.delete("/experience/users/alice/lessons", params={"tenant": "globex"})
+    assert refused.status_code == 403 and refused.json()["errors"][0]["field"] == "tenant"
+    answer = http.delete("/experience/users/alice/lessons", params={"tenant": "acme"})
+    assert answer.status_code == 200
+    assert answer.json()["deleted"] == 2 and sorted(answer.json()["ids"]) == ["exp_billing", "exp_refund"]
+    listed = http.get("/experience/lessons", params={**SCOPE, "user": "alice"}).json()["lessons"]
+    assert [found["id"] for found in listed] == ["exp_shared"]
+    assert http.delete("/experience/users/alice/lessons").json() == {"deleted": 0, "ids": []}  # a retry
+    bad = http.delete("/experience/users/%20alice/lessons")
+    assert bad.status_code == 400 and bad.json()["errors"][0]["field"] == "user"
+
+
+def test_with_keys_erasing_a_user_needs_write_and_a_key_not_bound_to_a_project(tmp_path: Path) -> None:
+    with keyed(tmp_path / "keyed.db") as server:
+        memory = Memory(server.store)
+        app = create_app(SQLiteEvents(server.store), auth=server.auth, limits=LIMITS, memory=memory)
+        with TestClient(app, raise_server_exceptions=False) as http:
+            writer = bearer(server.token(scopes="write"))
+            mine = lesson(scope=aa.Scope(tenant="acme", **SCOPE, user="alice"))
+            http.post("/experience/lessons", json={"lessons": [mine.to_dict()]}, headers=writer)
+            path = "/experience/users/alice/lessons"
+            assert http.delete(path, headers=bearer(server.token(scopes="read"))).status_code == 403
+            bound = http.delete(path, headers=bearer(server.token(scopes="read,write", project="refunds")))
+            assert bound.status_code == 403 and "every project" in bound.json()["errors"][0]["message"]
+            assert http.delete(path).status_code == 401
+            assert http.delete(path, headers=writer).json() == {"deleted": 1, "ids": ["exp_refund"]}
+        memory.close()
+
+
 def test_a_submitted_run_is_learned_here(http: TestClient) -> None:
     run = {
         "id": "run-1",

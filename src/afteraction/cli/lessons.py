@@ -193,6 +193,26 @@ def forget(lesson_id: str, scope_pairs: tuple[str, ...], db: str, as_json: bool)
     click.echo(f"{lesson_id}  forgotten" if deleted else f"{lesson_id}  not found in this scope: nothing deleted")
 
 
+@main.command("forget-user")
+@click.argument("user")
+@click.option("--tenant", required=True, help="The tenant whose lessons of USER go.")
+@db_option
+@json_option
+@_errors
+def forget_user(user: str, tenant: str, db: str, as_json: bool) -> None:
+    """Delete every lesson stored for USER in a tenant, in any app, project, team or agent, with
+    their search rows and vectors: a request to erase a person's data. Lessons shared by all users
+    (stored with no user) stay. Prints the ids deleted; none is no error (erasing again)."""
+    with _open(db) as memory:
+        gone = memory.forget_user(user, tenant=tenant)
+    if as_json:
+        click.echo(json.dumps({"deleted": len(gone), "ids": gone}))
+        return
+    for id in gone:
+        click.echo(f"{id}  forgotten")
+    click.echo(f"{len(gone)} lesson{'' if len(gone) == 1 else 's'} of {user!r} in tenant {tenant!r} forgotten")
+
+
 @main.command()
 @scope_option
 @click.option("--limit", default=50, show_default=True, type=click.IntRange(1), help="At most this many lessons.")

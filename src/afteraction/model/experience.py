@@ -364,6 +364,12 @@ class Lesson:
     eligible: bool
     reason: str | None
 
+    @classmethod
+    def at(cls, experience: Experience, now: datetime, *, min_confidence: float) -> Lesson:
+        """The lesson as it stands at ``now`` (``Experience.eligibility``)."""
+        reason = experience.eligibility(now, min_confidence=min_confidence)
+        return cls(experience, reason is None, reason)
+
     def to_dict(self) -> dict[str, Any]:
         return {**self.experience.to_dict(), "eligible": self.eligible, "reason": self.reason}
 

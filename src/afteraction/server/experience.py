@@ -13,6 +13,9 @@ never quietly rewritten.
 - ``GET /experience/lessons/{id}?app=&project=…`` → the lesson
 - ``DELETE /experience/lessons/{id}?app=&project=…`` → ``{"deleted": true|false}``: the lesson forgotten,
   with its search rows and vectors (``Memory.forget``; false when the scope sees none: a retry is no error)
+- ``DELETE /experience/users/{user}/lessons?tenant=`` → ``{"deleted": n, "ids": [...]}``: every lesson stored
+  for that user of the caller's tenant, in any app or project (``Memory.forget_user``; a key bound to a
+  project is refused: the erasure reaches every project)
 - ``POST /experience/lessons`` ``{"lessons": [...]}`` → ``{"stored": n}`` (import as is, idempotent)
 - ``POST /experience/lessons/{id}/outcome`` ``{"scope", "success", "key"?, "task"?}`` → the updated
   lesson (an outcome repeated under the same ``key`` counts once; a success's ``task`` becomes a
@@ -205,6 +208,17 @@ async def forget(service: Service, request: Request) -> JSONResponse:
     return json({"deleted": await run_in_threadpool(memory.forget, id, scope=scope)})
 
 
+async def forget_user(service: Service, request: Request) -> JSONResponse:
+    memory = _memory(service)
+    tenant = service.tenant(request)
+    if request.query_params.get("tenant", tenant) != tenant:
+        raise Problem(403, "tenant", "this key belongs to another tenant")
+    if (bound := service.project(request)) is not None:
+        raise Problem(403, "user", f"this key is bound to project {bound!r}; erasing a user reaches every project")
+    gone = await run_in_threadpool(memory.forget_user, str(request.path_params["user"]), tenant=tenant)
+    return json({"deleted": len(gone), "ids": gone})
+
+
 async def add_lessons(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
     data = await _body(service, request, "/experience/lessons")
@@ -323,6 +337,7 @@ def routes(service: Service) -> list[Route]:
         Route("/experience/lessons/{lesson_id:path}", bound(forget), methods=["DELETE"]),
         Route("/experience/lessons/{lesson_id:path}/outcome", bound(outcome), methods=["POST"]),
         Route("/experience/lessons/{lesson_id:path}/status", bound(set_status), methods=["POST"]),
+        Route("/experience/users/{user:path}/lessons", bound(forget_user), methods=["DELETE"]),
         Route("/experience/runs", bound(submit_run), methods=["POST"]),
         Route("/sessions/{session_id:path}/verdict", bound(verdict), methods=["POST"]),
     ]

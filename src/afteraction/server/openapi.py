@@ -221,6 +221,19 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
         "parameters": [_path("lesson_id"), *_SCOPE_QUERY],
         "responses": _answers(200, 400, 401, 403, 429, ok=_object(("deleted",), deleted={"type": "boolean"})),
     },
+    ("/experience/users/{user}/lessons", "delete"): {
+        "summary": "Erase a user: every lesson stored for them in the tenant, any app or project (a key bound to a "
+        "project is refused)",
+        "parameters": [_path("user"), _query("tenant", _STRING)],
+        "responses": _answers(
+            200,
+            400,
+            401,
+            403,
+            429,
+            ok=_object(("deleted", "ids"), deleted={"type": "integer"}, ids={"type": "array", "items": _STRING}),
+        ),
+    },
     ("/experience/lessons/{lesson_id}/outcome", "post"): {
         "summary": "One more reuse outcome for a lesson: confidence and status follow",
         "parameters": [_path("lesson_id")],

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from afteraction.errors import ValidationError
-from afteraction.model import Candidate, Experience, Scope, Status
+from afteraction.model import Candidate, Experience, Scope, Status, _check
 
 __all__ = [
     "Candidate",
@@ -27,6 +27,7 @@ __all__ = [
     "VectorStore",
     "check_ids",
     "check_names",
+    "check_owner",
     "check_page",
 ]
 
@@ -87,6 +88,13 @@ class Store(Protocol):
         everything derived from them (text-search rows, vectors), in one transaction; the number
         deleted. An id not stored, or not visible to ``scope``, is skipped: deleting again is 0.
         ValidationError("ids", …) when ``ids`` is a string or holds a non-string."""
+        ...
+
+    def delete_user(self, tenant: str, user: str) -> list[str]:
+        """Delete every record of ``tenant`` stored for ``user`` (its scope's ``user`` part; any
+        app, project, team or agent), with everything derived from them, in one transaction; the
+        ids deleted. Records shared by several users (no ``user`` part) are kept.
+        ValidationError("tenant" / "user", …) when either is not a name."""
         ...
 
     def iter_all(self, tenant: str | None = None) -> Iterator[Experience]:
@@ -202,3 +210,9 @@ def check_ids(ids: Sequence[str], what: str = "lesson") -> list[str]:
         if not isinstance(id, str) or not id:
             raise ValidationError(f"ids[{i}]", f"must be a non-empty string, got {id!r}")
     return list(dict.fromkeys(ids))
+
+
+def check_owner(tenant: object, user: object) -> tuple[str, str]:
+    """The tenant and user of ``Store.delete_user``; ValidationError naming the one that is not a
+    name (a non-empty string without control characters, as a scope's parts are)."""
+    return _check.name(tenant, "tenant"), _check.name(user, "user")

@@ -19,7 +19,15 @@ from datetime import datetime
 from afteraction.core.text import stem, tokenize
 from afteraction.errors import ConflictError, NotFoundError, ValidationError
 from afteraction.model import Experience, Scope, Status
-from afteraction.store.base import Candidate, StoredVector, VectorModelInfo, check_ids, check_names, check_page
+from afteraction.store.base import (
+    Candidate,
+    StoredVector,
+    VectorModelInfo,
+    check_ids,
+    check_names,
+    check_owner,
+    check_page,
+)
 from afteraction.store.memory_index import K1, B, Doc, Partition, PartitionKey, partition_key
 
 __all__ = ["MemoryStore"]
@@ -87,6 +95,17 @@ class MemoryStore:
                     self._vectors.pop(key, None)
                     deleted += 1
         return deleted
+
+    def delete_user(self, tenant: str, user: str) -> list[str]:
+        tenant, user = check_owner(tenant, user)
+        with self._lock:
+            owned = [
+                (key, doc) for key, doc in self._rows.items() if key[0] == tenant and doc.experience.scope.user == user
+            ]
+            for key, doc in owned:
+                self._remove(key, doc)
+                self._vectors.pop(key, None)
+        return [key[1] for key, _ in owned]
 
     def _insert(self, key: _Key, doc: Doc) -> None:
         self._rows[key] = doc

@@ -29,7 +29,7 @@ from afteraction.errors import ConfigError, ConflictError, NotFoundError, StoreE
 from afteraction.model import Experience, Scope, Status
 from afteraction.store import records
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
-from afteraction.store.base import Candidate, check_ids, check_page
+from afteraction.store.base import Candidate, check_ids, check_owner, check_page
 from afteraction.store.postgres_privileges import FORGET_PRIVILEGES, SERVICE_PRIVILEGES, check_privileges
 from afteraction.store.postgres_schema import TABLE, explain, migrate
 from afteraction.store.postgres_search import search_sql
@@ -308,9 +308,20 @@ class PostgresStore(PostgresVectors):
         if not wanted:
             return 0
         where, params = _scope_sql(scope)
-        sql = f"DELETE FROM {TABLE} AS e WHERE {where} AND e.id = ANY(%s::text[])"
+        return len(self._deleting(scope.tenant, f"{where} AND e.id = ANY(%s::text[])", (*params, wanted)))
+
+    def delete_user(self, tenant: str, user: str) -> list[str]:
+        """See ``Store``: as ``delete`` does, for every record of the user."""
+        tenant, user = check_owner(tenant, user)
+        return self._deleting(tenant, 'e.tenant = %s AND e."user" = %s', (tenant, user))
+
+    def _deleting(self, tenant: str, where: str, params: Sequence[Any]) -> list[str]:
+        """The ids of ``tenant``'s records deleted by one statement, under ``where``. Asked only
+        here, DELETE on the table is a privilege a role may lack (a deployment that never forgets
+        is append-only): a StoreError then names the GRANT (``FORGET_PRIVILEGES``)."""
+        sql = f"DELETE FROM {TABLE} AS e WHERE {where} RETURNING e.id"
         try:
-            [(deleted, _)] = self._run(scope.tenant, [(sql, (*params, wanted))])
+            [(_, rows)] = self._run(tenant, [(sql, params)])
         except StoreError as exc:
             if not isinstance(exc.__cause__, psycopg.errors.InsufficientPrivilege):
                 raise
@@ -318,7 +329,7 @@ class PostgresStore(PostgresVectors):
                 lambda db: check_privileges(db, self._where, FORGET_PRIVILEGES, (), who="forgetting a lesson")
             )
             raise  # pragma: no cover - the check names the grant; a role that has it was refused for another reason
-        return deleted
+        return [id for (id,) in rows]
 
     # reads
 

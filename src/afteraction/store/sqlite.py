@@ -28,7 +28,15 @@ from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
 from afteraction.store import records, sqlite_delete, sqlite_terms, vector_table
 from afteraction.store import sqlite_vectors as vectors
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
-from afteraction.store.base import Candidate, StoredVector, VectorModelInfo, check_ids, check_names, check_page
+from afteraction.store.base import (
+    Candidate,
+    StoredVector,
+    VectorModelInfo,
+    check_ids,
+    check_names,
+    check_owner,
+    check_page,
+)
 from afteraction.store.sqlite_access import Connections, Held
 from afteraction.store.sqlite_connection import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS  # sqlite_events reads it here
 
@@ -184,9 +192,17 @@ class SQLiteStore:
         if not wanted:
             return 0
         with self._writing() as db:
-            deleted, removed = sqlite_delete.delete(db, scope, wanted, _column)
+            gone, removed = sqlite_delete.delete(db, scope.tenant, sqlite_delete.by_ids(scope, wanted, _column))
         sqlite_delete.discard(self.vectors, scope.tenant, removed)
-        return deleted
+        return len(gone)
+
+    def delete_user(self, tenant: str, user: str) -> list[str]:
+        """See ``Store``: as ``delete`` does, for every record of the user."""
+        tenant, user = check_owner(tenant, user)
+        with self._writing() as db:
+            gone, removed = sqlite_delete.delete(db, tenant, sqlite_delete.by_user(tenant, user))
+        sqlite_delete.discard(self.vectors, tenant, removed)
+        return gone
 
     # reads
 

@@ -1,7 +1,9 @@
-"""Deleting records from the SQLite store (``SQLiteStore.delete``), with what was derived from them.
+"""Deleting records from the SQLite store (``SQLiteStore.delete``, ``delete_user``), with what was
+derived from them.
 
-Inside the caller's write transaction: the records the scope sees go (their FTS5 rows go with
-them, by m002's delete trigger), then their vectors. A (tenant, model) whose newest vector
+Inside the caller's write transaction: the records chosen go (by id among those a scope sees, or
+every one of a user in a tenant; their FTS5 rows go with them, by m002's delete trigger), then
+their vectors. A (tenant, model) whose newest vector
 (largest ``seq``) is deleted while others remain gets that ``seq`` back on its newest remaining
 row: every index, of this process or another, catches up by reading the rows above its
 watermark (``sqlite_vectors``), so the largest ``seq`` must never go down: the next batch would
@@ -24,11 +26,11 @@ from afteraction.model import Scope
 from afteraction.store._sql import scope_predicate
 from afteraction.store.sqlite_vectors import VectorSearch
 
-__all__ = ["delete", "discard"]
+__all__ = ["by_ids", "by_user", "delete", "discard"]
 
 Removed = dict[str, list[int]]  # model → the deleted records' pks
 
-_DELETE = "DELETE FROM experiences AS e WHERE e.id IN (SELECT value FROM json_each(?)) AND {scope} RETURNING id"
+_DELETE = "DELETE FROM experiences AS e WHERE {where} RETURNING id"
 _TOPS = "SELECT model, max(seq) FROM vectors WHERE tenant = ? GROUP BY model"
 _VECTORS = "DELETE FROM vectors WHERE tenant = ? AND id IN (SELECT value FROM json_each(?)) RETURNING model, record"
 _KEEP_TOP = """
@@ -38,22 +40,32 @@ _KEEP_TOP = """
 """
 
 
-def delete(
-    db: sqlite3.Connection, scope: Scope, ids: Sequence[str], column: Callable[[str], str]
-) -> tuple[int, Removed]:
-    """Delete the records with ``ids`` that ``scope`` sees and their vectors, inside the
-    caller's write transaction: (how many records, the vectors' keys by model)."""
+def by_ids(scope: Scope, ids: Sequence[str], column: Callable[[str], str]) -> tuple[str, list[Any]]:
+    """The records with ``ids`` that ``scope`` sees: a condition (on alias ``e``) and its parameters."""
     where, params = scope_predicate(scope, "?", column)
-    gone = [id for (id,) in db.execute(_DELETE.format(scope=where), (json.dumps(list(ids)), *params))]
+    return f"e.id IN (SELECT value FROM json_each(?)) AND {where}", [json.dumps(list(ids)), *params]
+
+
+def by_user(tenant: str, user: str) -> tuple[str, list[Any]]:
+    """Every record of ``user`` in ``tenant``, any app, project, team or agent."""
+    return "e.tenant = ? AND e.user = ?", [tenant, user]
+
+
+def delete(db: sqlite3.Connection, tenant: str, chosen: tuple[str, list[Any]]) -> tuple[list[str], Removed]:
+    """Delete the records of ``tenant`` that the condition ``chosen`` (``by_ids``, ``by_user``)
+    picks, and their vectors, inside the caller's write transaction: (their ids, the vectors'
+    keys by model)."""
+    where, params = chosen
+    gone = [id for (id,) in db.execute(_DELETE.format(where=where), params)]
     if not gone:
-        return 0, {}
-    tops: dict[str, Any] = dict(db.execute(_TOPS, (scope.tenant,)).fetchall())
+        return [], {}
+    tops: dict[str, Any] = dict(db.execute(_TOPS, (tenant,)).fetchall())
     removed: Removed = {}
-    for model, record in db.execute(_VECTORS, (scope.tenant, json.dumps(gone))).fetchall():
+    for model, record in db.execute(_VECTORS, (tenant, json.dumps(gone))).fetchall():
         removed.setdefault(model, []).append(record)
     for model in removed:
-        db.execute(_KEEP_TOP, (tops[model], scope.tenant, model))
-    return len(gone), removed
+        db.execute(_KEEP_TOP, (tops[model], tenant, model))
+    return gone, removed
 
 
 def discard(search: VectorSearch, tenant: str, removed: Removed) -> None:
