@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from afteraction.core.capture import clean_env
 from afteraction.errors import ConfigError, ValidationError
 from afteraction.model import Scope, Skill, _check
 
@@ -53,10 +54,12 @@ def run_id(value: object) -> str | None:
     return None if value is None else _check.name(value, "run_id", limit=_check.MAX_ID)
 
 
-def environment(value: object) -> Mapping[str, Any] | None:
+def environment(value: object) -> dict[str, str] | None:
+    """A query's environment cleaned as a recorded run's is (``core.capture.clean_env``: values as
+    text, cut and scrubbed), so that the same mapping given to a run and to a search matches."""
     if value is not None and not isinstance(value, Mapping):
         raise ValidationError("env", f"must be a mapping of names to values, got {type(value).__name__}")
-    return value
+    return None if value is None else clean_env(value)
 
 
 def experiences(value: object) -> Iterable[Any]:

@@ -234,8 +234,8 @@ class Memory:
             for experience in arguments.experiences(experiences)
         ]
         added = self.store.put_many(batch)
-        if added:
-            self._index(batch)  # the ones that existed already are at another revision: the guard skips them
+        if added:  # only what this call stored: a duplicate's vector would replace the kept record's
+            self._index(batch if added == len(batch) else [e for e in batch if self.store.get(e.scope, e.id) == e])
         return added
 
     # -- retrieval -----------------------------------------------------------------------

@@ -91,6 +91,14 @@ def test_update_is_a_compare_and_set_on_revision(store: Store) -> None:
     assert untouched == experience("exp-1", scope=other)
 
 
+def test_the_largest_revision_a_record_may_have_is_stored_and_updated_to(store: Store) -> None:
+    top = Experience.MAX_REVISION
+    store.put(replace(experience("exp-old"), revision=top))
+    assert store.get(SCOPE, "exp-old") == replace(experience("exp-old"), revision=top)
+    store.put(replace(experience("exp-1"), revision=top - 1))
+    assert store.update(experience("exp-1"), expected_revision=top - 1).revision == top
+
+
 def test_update_reindexes_the_text(store: Store) -> None:
     store.put(experience("exp-1", task="Invoice export fails", lesson="Rotate the expired export token."))
     store.update(

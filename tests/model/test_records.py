@@ -196,6 +196,8 @@ def test_a_record_without_wordings_or_outcome_keys_reads_and_writes_as_before() 
         ({"wordings": ["ok", 7]}, "wordings[1]"),
         ({"outcome_keys": [f"run:{n}" for n in range(65)]}, "outcome_keys"),
         ({"outcome_keys": [""]}, "outcome_keys[0]"),
+        ({"revision": 2**31}, "revision"),  # beyond PostgreSQL's integer: every backend keeps one bound
+        ({"revision": 0}, "revision"),
     ],
 )
 def test_bad_wordings_and_outcome_keys_name_the_field(change: dict[str, Any], field: str) -> None:

@@ -67,12 +67,14 @@ def optional_text(value: object, field: str, *, limit: int = MAX_TEXT) -> str | 
     return None if value is None else text(value, field, limit=limit, blank=True)
 
 
-def integer(value: object, field: str, *, minimum: int = 0) -> int:
+def integer(value: object, field: str, *, minimum: int = 0, maximum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         got = repr(value) if isinstance(value, float) else kind(value)  # "got 2.5", not "got a number"
         raise ValidationError(field, f"must be an integer, got {got}")
     if value < minimum:
         raise ValidationError(field, f"must be at least {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValidationError(field, f"must be at most {maximum}, got {value}")
     return value
 
 

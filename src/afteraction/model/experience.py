@@ -176,6 +176,8 @@ class Experience:
     MAX_OUTCOME_KEYS: ClassVar[int] = 64
     #: Characters of a status reason.
     REASON_CHARS: ClassVar[int] = 500
+    #: The largest revision: PostgreSQL stores it as ``integer``; every backend keeps one bound.
+    MAX_REVISION: ClassVar[int] = 2**31 - 1
 
     id: str
     task_id: str
@@ -221,7 +223,7 @@ class Experience:
                 _check.aware(value, name)
         _check.integer(self.supporting, "supporting")
         _check.integer(self.contradicting, "contradicting")
-        _check.integer(self.revision, "revision", minimum=1)
+        _check.integer(self.revision, "revision", minimum=1, maximum=self.MAX_REVISION)
         _check.name(self.source, "source")
         _check.strings(self.wordings, "wordings", limit=self.MAX_WORDINGS, item_limit=self.WORDING_CHARS)
         _check.strings(self.outcome_keys, "outcome_keys", limit=self.MAX_OUTCOME_KEYS, item_limit=_check.MAX_ID)
@@ -302,7 +304,7 @@ class Experience:
             checks=_check.strings(items.get("checks"), "checks", limit=_items(strict), item_limit=_check.MAX_NAME),
             supporting=_check.integer(_given(items, "supporting", 1), "supporting"),
             contradicting=_check.integer(_given(items, "contradicting", 0), "contradicting"),
-            revision=_check.integer(_given(items, "revision", 1), "revision", minimum=1),
+            revision=_check.integer(_given(items, "revision", 1), "revision", minimum=1, maximum=cls.MAX_REVISION),
             updated_at=_check.optional_time(items.get("updated_at"), "updated_at"),
             expires_at=_check.optional_time(items.get("expires_at"), "expires_at"),
             source=_check.name(items.get("source") or "import", "source"),
