@@ -45,7 +45,7 @@ async def main() -> str:
         memory,
         identity=aa.fixed_identity(scope),  # the host says who this is; the model never does
         verify=[aa.verify.tool_succeeded("run_refund_check")],  # the host's own check
-        allow_args=("strategy",),  # argument values worth keeping; others are redacted
+        allow_args=("strategy",),  # argument values worth keeping; others are stored as [omitted]
     )
 
     await agent.run("Refund ticket 42 is stuck in pending")  # fails once, then works: a lesson
