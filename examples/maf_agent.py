@@ -39,6 +39,7 @@ async def main() -> str:
     agent = Agent(client=model, name="refund-agent", tools=[run_refund_check])
 
     memory = aa.Memory.open(":memory:")
+    memory.wait_indexed(5)  # a one-off script: let the bundled model load before the first search
     scope = aa.Scope(tenant="acme", app="support", project="refunds", agent="refund-agent")
     attach(
         agent,
@@ -49,6 +50,7 @@ async def main() -> str:
     )
 
     await agent.run("Refund ticket 42 is stuck in pending")  # fails once, then works: a lesson
+    memory.wait_indexed(5)  # a one-off script: the lesson is embedded before the next run searches
     await agent.run("Ticket 77: the refund is stuck in pending")  # gets that lesson as reference
     return next(m.text for m in model.requests[-2] if "BEGIN REFERENCE" in m.text)
 
