@@ -6,18 +6,20 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import afteraction as aa
 from afteraction.embed import Checked
 from afteraction.embed.minilm import REQUANTIZED_MODEL_ID
 from afteraction.indexing import Indexer
-from afteraction.store import MemoryStore
+from afteraction.store import MemoryStore, SQLiteStore
 from afteraction.store.base import VectorStore
 from afteraction.vector_channel import LazyEmbedder
 from tests.conformance.builders import NOW, SCOPE, experience
 from tests.embed.conftest import bundled_minilm
 from tests.hybrid_doubles import Down, Gate, Letters, NaNs, Poisoned, Short, Sleepy
+from tests.store.test_sqlite_unreadable import damage
 
 
 def memory(store: MemoryStore, embedder: Any, reported: list[str] | None = None) -> aa.Memory:
@@ -272,3 +274,16 @@ def test_wait_indexed_after_close_does_not_wait_for_a_batch_that_will_be_dropped
     finally:
         embedder.release.set()
         releaser.cancel()
+
+
+def test_a_record_stored_unreadable_does_not_stop_the_backfill_of_the_others(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    store = SQLiteStore(path)
+    store.put_many([experience(f"old-{i}") for i in range(7)])
+    damage(path, "old-2")  # say a hand edit: the store cannot read it, the six others are fine
+    reported: list[str] = []
+    worker = Indexer(store, LazyEmbedder(Checked(Letters())), report=lambda e, w: reported.append(f"{w}: {e}"))
+    assert worker.wait(5)  # the pass ends (before: the page failed, and was tried again for ever)
+    assert store.missing_vectors("letters@1") == [] and worker.indexed == 6 and reported == []
+    worker.close()
+    store.close()

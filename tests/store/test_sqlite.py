@@ -63,9 +63,11 @@ EXPECTED_SCHEMA = [
     ("table", "experiences_fts_docsize"),
     ("table", "experiences_fts_idx"),
     ("table", "experiences_fts_terms"),
+    ("table", "high_water"),
     ("table", "otlp_spans"),
     ("table", "sessions"),
     ("table", "vector_marks"),
+    ("table", "vector_seqs"),
     ("table", "vectors"),
     ("trigger", "experiences_fts_delete"),
     ("trigger", "experiences_fts_insert"),
@@ -100,6 +102,7 @@ def test_a_blank_database_migrates_to_the_expected_schema(tmp_path: Path) -> Non
             "m007_vector_marks",
             "m008_otlp_spans",
             "m009_key_event_rates",
+            "m010_high_water",
         ]
     )
     assert pragma(path, "user_version") == len(MIGRATIONS)

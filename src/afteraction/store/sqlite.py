@@ -48,8 +48,8 @@ _MICROSECOND = timedelta(microseconds=1)
 _ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
 
 _COLUMNS = ", ".join(COLUMNS)
-#: Every row written takes the next ``written`` stamp (m007; see ``vector_table.missing``).
-_NEXT_STAMP = "(SELECT coalesce(max(written), 0) + 1 FROM experiences)"
+#: Every row written takes the next ``written`` stamp (m007, m010; see ``vector_table.missing``).
+_NEXT_STAMP = vector_table.NEXT_STAMP
 _INSERT = (
     f"INSERT INTO experiences ({_COLUMNS}, written) VALUES ({', '.join('?' * len(COLUMNS))}, {_NEXT_STAMP}) "
     "ON CONFLICT (tenant, id) DO NOTHING"
@@ -120,6 +120,7 @@ class SQLiteStore:
         # absolute: a relative path would name another file once the process changes directory
         self.path = str(path) if str(path) == ":memory:" else Path(path).expanduser().absolute()
         self._decode = Decoder(str(self.path))
+        self._said: set[tuple[str, str]] = set()  # unreadable records logged (``missing_vectors``), once each
         self._scopes = records.ScopeCache()
         self.vectors = vectors.VectorSearch(
             self.path if isinstance(self.path, Path) else None, self._reading, vector_index
@@ -334,20 +335,30 @@ class SQLiteStore:
         return [Candidate(self._searched(row), 0.0, frozenset(row[-2].split()), row[-1]) for row in found]
 
     def missing_vectors(
-        self, model: str, *, limit: int = 256, tenant: str | None = None, after: tuple[str, str] | None = None
+        self,
+        model: str,
+        *,
+        limit: int = 256,
+        tenant: str | None = None,
+        after: tuple[str, str] | None = None,
+        unreadable: list[tuple[str, str, str]] | None = None,
     ) -> list[Experience]:
         """See ``VectorStore``. Reads only the records written since the model's mark, and moves
         the mark forward at the end of a pass (a short page), so that finding nothing to do in a
-        fully indexed store is a few index seeks."""
+        fully indexed store is a few index seeks. A record stored unreadable is passed over (logged
+        once, added to ``unreadable`` as (tenant, id, why)) and holds the mark back."""
         move = None
         with self._snapshot() as db:  # one snapshot for the page and the mark
-            found = vector_table.missing(db, model, limit, tenant, after)
-            if tenant is None and len(found) < limit:
-                move = vector_table.next_mark(db, model, nothing_left=not found and after is None)
+            found = vector_table.page(db, model, limit, tenant, after, lambda data: self._decode(data, remember=False))
+            if tenant is None and found.end:
+                move = vector_table.next_mark(db, model, nothing_left=found.empty and after is None)
         if move is not None and move[1] > move[0]:
             with self._writing() as db:
                 vector_table.move_mark(db, model, move[1])
-        return [self._decode(data, remember=False) for data in found]
+        vector_table.say_unreadable(self._said, found.unreadable)
+        if unreadable is not None:
+            unreadable.extend(found.unreadable)
+        return found.records
 
     def count_missing_vectors(self, model: str, *, tenant: str | None = None) -> int:
         """How many records ``missing_vectors`` would still return (for a progress bar)."""

@@ -3,11 +3,17 @@ derived from them.
 
 Inside the caller's write transaction: the records chosen go (by id among those a scope sees, or
 every one of a user in a tenant; their FTS5 rows go with them, by m002's delete trigger), then
-their vectors. A (tenant, model) whose newest vector
-(largest ``seq``) is deleted while others remain gets that ``seq`` back on its newest remaining
-row: every index, of this process or another, catches up by reading the rows above its
-watermark (``sqlite_vectors``), so the largest ``seq`` must never go down: the next batch would
-take a number an index has already seen, and the index would never load it.
+their vectors. Two numbers must never go down, and deleting the rows that hold the largest
+would take them back, so what those rows held is kept (m010):
+
+- the ``written`` stamp: a record written next would take a stamp at or below a model's vector
+  mark, and ``missing_vectors`` would never find it (``vector_table``). The largest stamp of the
+  deleted records goes to ``high_water``.
+- a (tenant, model)'s ``seq``: every index, of this process or another, catches up by reading the
+  rows above its watermark (``sqlite_vectors``); the next batch would take a number an index has
+  already seen, and the index would never load it. The largest ``seq`` goes to ``vector_seqs``
+  (for when no row is left), and back onto the newest remaining row when its newest vector is
+  deleted while others remain: a search compares an index's watermark with the rows' ``max(seq)``.
 
 After the commit, ``discard`` takes the deleted records' keys out of this process's indexes, so
 that an ANN index saved at close still holds what the table holds. Another process's index keeps
@@ -23,6 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from afteraction.model import Scope
+from afteraction.store import vector_table
 from afteraction.store._sql import scope_predicate
 from afteraction.store.sqlite_vectors import VectorSearch
 
@@ -30,7 +37,11 @@ __all__ = ["by_ids", "by_user", "delete", "discard"]
 
 Removed = dict[str, list[int]]  # model → the deleted records' pks
 
-_DELETE = "DELETE FROM experiences AS e WHERE {where} RETURNING id"
+_DELETE = "DELETE FROM experiences AS e WHERE {where} RETURNING id, written"
+_KEEP_STAMP = """
+    INSERT INTO high_water (name, value) VALUES ('written', ?)
+    ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)
+"""
 _TOPS = "SELECT model, max(seq) FROM vectors WHERE tenant = ? GROUP BY model"
 _VECTORS = "DELETE FROM vectors WHERE tenant = ? AND id IN (SELECT value FROM json_each(?)) RETURNING model, record"
 _KEEP_TOP = """
@@ -56,13 +67,16 @@ def delete(db: sqlite3.Connection, tenant: str, chosen: tuple[str, list[Any]]) -
     picks, and their vectors, inside the caller's write transaction: (their ids, the vectors'
     keys by model)."""
     where, params = chosen
-    gone = [id for (id,) in db.execute(_DELETE.format(where=where), params)]
-    if not gone:
+    deleted = db.execute(_DELETE.format(where=where), params).fetchall()
+    if not deleted:
         return [], {}
+    gone = [id for id, _ in deleted]
+    db.execute(_KEEP_STAMP, (max(written for _, written in deleted),))
     tops: dict[str, Any] = dict(db.execute(_TOPS, (tenant,)).fetchall())
     removed: Removed = {}
     for model, record in db.execute(_VECTORS, (tenant, json.dumps(gone))).fetchall():
         removed.setdefault(model, []).append(record)
+    vector_table.keep_seqs(db, [(tenant, model, tops[model]) for model in removed])
     for model in removed:
         db.execute(_KEEP_TOP, (tops[model], tenant, model))
     return gone, removed

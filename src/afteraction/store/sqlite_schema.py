@@ -256,6 +256,23 @@ def m009_key_event_rates(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE api_keys ADD COLUMN event_burst INTEGER")
 
 
+def m010_high_water(db: sqlite3.Connection) -> None:
+    """What deleting rows must not take back: ``high_water`` keeps the largest ``written`` stamp a
+    deleted record held (name ``'written'``), ``vector_seqs`` the largest ``seq`` a deleted vector
+    of each (tenant, model) held. The next stamp and the next ``seq`` are one more than the largest
+    of the rows and of these, so neither ever goes down (see ``vector_table``): a record written
+    after its newest neighbour was deleted is still above every model's mark, and a vector written
+    after every other of its (tenant, model) was deleted is still above every loaded index's
+    watermark. The marks are reset: a record that an earlier delete let take a stamp at or below a
+    mark has no vector and is found only by a full pass, which the next one is."""
+    db.execute("CREATE TABLE high_water (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID")
+    db.execute(
+        "CREATE TABLE vector_seqs (tenant TEXT NOT NULL, model TEXT NOT NULL, seq INTEGER NOT NULL, "
+        "PRIMARY KEY (tenant, model)) WITHOUT ROWID"
+    )
+    db.execute("DELETE FROM vector_marks")
+
+
 MIGRATIONS: Sequence[Migration] = (
     m001_experiences,
     m002_search,
@@ -266,6 +283,7 @@ MIGRATIONS: Sequence[Migration] = (
     m007_vector_marks,
     m008_otlp_spans,
     m009_key_event_rates,
+    m010_high_water,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -192,10 +192,9 @@ class VectorSearch:
         if top is None:
             self.entries.pop(key, None)
             return None
-        if entry is None or top < entry.watermark:  # first use, or the database went back (a restore)
+        # first use; the database went back (a restore); the model stored anew at another dimension
+        if entry is None or top < entry.watermark or (top > entry.watermark and not self._catch_up(db, entry)):
             entry = self.entries[key] = self._open(db, tenant, model, top)
-        elif top > entry.watermark:
-            self._catch_up(db, entry)
         if build and entry.index.kind == "exact" and not entry.building and len(entry.index) >= self.policy.ann_from:
             self._start_build(entry, db)
         return entry
@@ -236,17 +235,22 @@ class VectorSearch:
             return f"it holds {len(entry.index)} vectors where the database has {count}"
         return ""
 
-    def _catch_up(self, db: sqlite3.Connection, entry: _Entry) -> None:
+    def _catch_up(self, db: sqlite3.Connection, entry: _Entry) -> bool:
+        """Load the rows above the watermark; False when they have another dimension (every row was
+        deleted, then the model stored again): the entry cannot hold them."""
         rows = db.execute(
             "SELECT record, vector, seq FROM vectors WHERE tenant = ? AND model = ? AND seq > ? ORDER BY seq",
             (entry.tenant, entry.model, entry.watermark),
         ).fetchall()
+        if any(len(blob) != 4 * entry.dimension for _, blob, _ in rows):
+            return False
         if not rows:
-            return
+            return True
         np = load_numpy()
         latest: dict[int, bytes] = {record: blob for record, blob, _ in rows}
         entry.index.upsert(list(latest), matrix(np, list(latest.values()), entry.dimension))
         entry.watermark = rows[-1][2]
+        return True
 
     # the ANN index
 

@@ -4,33 +4,65 @@ revision guard, and finding the records that still need one.
 One row per (tenant, record id, model): the record's revision it was made from, its ``pk`` (the
 key of the in-process indexes), the dimension, the float32 values as a little-endian blob, and
 ``seq``: every written batch takes the next number of its (tenant, model), so an index that has
-seen up to N catches up by reading the rows above N. ``put`` is one prepared statement run over
+seen up to N catches up by reading the rows above N; the next number is one more than the largest
+of the rows' and of ``vector_seqs`` (m010, the largest a deleted row held), so it never goes down,
+even once every row of the (tenant, model) was deleted. ``put`` is one prepared statement run over
 the batch inside the caller's transaction; its ``SELECT ... WHERE e.revision = ?`` is the
 revision guard: a vector of a record that has moved on (or does not exist) is not written.
 
 Finding the records that need a vector (``missing``) reads only those stamped (``written``, m007)
 after the model's mark in ``vector_marks``: every record stamped up to the mark had a current
 vector of the model when the mark was set, and keeps it until it is written again (which stamps
-it anew). The store moves the mark at the end of a pass (``next_mark``, ``move_mark``).
+it anew, with ``NEXT_STAMP``: never at or below a stamp given before, deleted rows' included, so
+never at or below a mark). The store moves the mark at the end of a pass (``next_mark``,
+``move_mark``). A record whose stored JSON cannot be read is passed over by the caller, and holds
+the mark back like any record still without a vector.
 
-``models`` lists what the table holds per model; ``drop`` deletes a model's rows and its mark.
+``models`` lists what the table holds per model; ``drop`` deletes a model's rows and its mark
+(and keeps their largest ``seq``).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import sqlite3
 import sys
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from afteraction.errors import ValidationError
+from afteraction.errors import StoreError, ValidationError
+from afteraction.model import Experience
 from afteraction.store.base import StoredVector, VectorModelInfo
 
-__all__ = ["count_missing", "drop", "encode", "mark", "missing", "models", "move_mark", "next_mark", "put"]
+__all__ = [
+    "NEXT_STAMP",
+    "Page",
+    "count_missing",
+    "drop",
+    "encode",
+    "keep_seqs",
+    "mark",
+    "missing",
+    "models",
+    "move_mark",
+    "next_mark",
+    "page",
+    "put",
+    "say_unreadable",
+]
+
+log = logging.getLogger("afteraction.store")
 
 _LITTLE = sys.byteorder == "little"
+
+#: The ``written`` stamp of a row being inserted or updated: one more than any given so far (m007, m010).
+NEXT_STAMP = (
+    "(SELECT max(coalesce(max(written), 0), coalesce((SELECT value FROM high_water WHERE name = 'written'), 0)) + 1 "
+    "FROM experiences)"
+)
 
 _PUT = """
     INSERT INTO vectors (tenant, id, model, record, revision, dimension, vector, seq)
@@ -46,13 +78,22 @@ _NEEDING = """
     WHERE e.written > ? AND {tenant} (v.revision IS NULL OR v.revision != e.revision)
 """
 _PAGE = "{tenant} (e.tenant, e.id) > (?, ?) AND"
-_MISSING = f"SELECT e.data {_NEEDING.format(tenant=_PAGE)} ORDER BY e.tenant, e.id LIMIT ?"
+_MISSING = f"SELECT e.tenant, e.id, e.data {_NEEDING.format(tenant=_PAGE)} ORDER BY e.tenant, e.id LIMIT ?"
 _MODELS = """
     SELECT v.model, v.dimension, count(*), sum(e.revision IS v.revision)
     FROM vectors AS v LEFT JOIN experiences AS e ON e.pk = v.record
     {where} GROUP BY v.model, v.dimension ORDER BY v.model, v.dimension
 """
 _MARK = "SELECT coalesce((SELECT written FROM vector_marks WHERE model = ?), -1)"
+_TOP = """
+    SELECT max(coalesce(max(seq), 0), coalesce((SELECT seq FROM vector_seqs WHERE tenant = ?1 AND model = ?2), 0)),
+        (SELECT dimension FROM vectors WHERE tenant = ?1 AND model = ?2 LIMIT 1)
+    FROM vectors WHERE tenant = ?1 AND model = ?2
+"""
+_KEEP_SEQ = """
+    INSERT INTO vector_seqs (tenant, model, seq) VALUES (?, ?, ?)
+    ON CONFLICT (tenant, model) DO UPDATE SET seq = max(seq, excluded.seq)
+"""
 
 
 def encode(vectors: Sequence[StoredVector]) -> list[tuple[Any, ...]]:
@@ -82,12 +123,8 @@ def put(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> int:
     for i, (model, dimension, blob, _, tenant, id, revision) in enumerate(rows):
         key = (tenant, model)
         if key not in groups:
-            top, stored = db.execute(
-                "SELECT max(seq), (SELECT dimension FROM vectors WHERE tenant = ? AND model = ? LIMIT 1) "
-                "FROM vectors WHERE tenant = ? AND model = ?",
-                (tenant, model, tenant, model),
-            ).fetchone()
-            groups[key] = ((top or 0) + 1, stored or dimension)
+            top, stored = db.execute(_TOP, key).fetchone()
+            groups[key] = (top + 1, stored or dimension)
         seq, expected = groups[key]
         if dimension != expected:
             raise ValidationError(
@@ -104,15 +141,63 @@ def mark(db: sqlite3.Connection, model: str) -> int:
 
 def missing(
     db: sqlite3.Connection, model: str, limit: int, tenant: str | None, after: tuple[str, str] | None
-) -> list[str]:
-    """The stored JSON of records with no current vector of ``model``, in (tenant, id) order.
-    Only the records stamped after the model's mark are read."""
+) -> list[tuple[str, str, str]]:
+    """(tenant, id, stored JSON) of records with no current vector of ``model``, in (tenant, id)
+    order. Only the records stamped after the model's mark are read."""
     if limit <= 0:
         return []
     start = after if after is not None else (tenant or "", "")
     where = "" if tenant is None else "e.tenant = ? AND"
     params = (model, mark(db, model), *([tenant] if tenant is not None else []), *start, limit)
-    return [data for (data,) in db.execute(_MISSING.format(tenant=where), params)]
+    return db.execute(_MISSING.format(tenant=where), params).fetchall()
+
+
+@dataclass(slots=True)
+class Page:
+    """A page of ``page``: the records read, those that could not be (tenant, id, why), and whether
+    it reached the last record that needs a vector (``end``) having seen none at all (``empty``)."""
+
+    records: list[Experience] = field(default_factory=list)
+    unreadable: list[tuple[str, str, str]] = field(default_factory=list)
+    end: bool = False
+    empty: bool = True
+
+
+def page(
+    db: sqlite3.Connection,
+    model: str,
+    limit: int,
+    tenant: str | None,
+    after: tuple[str, str] | None,
+    decode: Callable[[str], Experience],
+) -> Page:
+    """Up to ``limit`` records with no current vector of ``model`` (``missing``), decoded. A record
+    ``decode`` cannot read (StoreError) is passed over, listed in ``unreadable``, and read past:
+    one such record must not stop the records after it from getting their vectors."""
+    found = Page()
+    while True:
+        wanted = limit - len(found.records)
+        rows = missing(db, model, wanted, tenant, after)
+        found.empty = found.empty and not rows
+        for row_tenant, id, data in rows:
+            try:
+                found.records.append(decode(data))
+            except StoreError as exc:
+                found.unreadable.append((row_tenant, id, str(exc)))
+        if len(rows) < wanted:
+            found.end = True
+            return found
+        if len(found.records) >= limit:
+            return found
+        after = (rows[-1][0], rows[-1][1])
+
+
+def say_unreadable(said: set[tuple[str, str]], unreadable: Sequence[tuple[str, str, str]]) -> None:
+    """Log each record of ``unreadable`` (tenant, id, why) that ``said`` (a store's) does not hold yet."""
+    for tenant, id, why in unreadable:
+        if (tenant, id) not in said and len(said) < 4096:
+            said.add((tenant, id))
+            log.warning("afteraction: vector indexing passed over stored record %r of %r: %s", id, tenant, why)
 
 
 def count_missing(db: sqlite3.Connection, model: str, tenant: str | None) -> int:
@@ -149,11 +234,22 @@ def models(db: sqlite3.Connection, tenant: str | None) -> list[VectorModelInfo]:
     return [VectorModelInfo(model, dimension, count, int(current)) for model, dimension, count, current in rows]
 
 
+def keep_seqs(db: sqlite3.Connection, tops: Sequence[tuple[str, str, int]]) -> None:
+    """Record, before their rows are deleted, the largest ``seq`` of each (tenant, model, seq), so
+    that ``put`` never gives a smaller one again (inside the caller's write transaction)."""
+    db.executemany(_KEEP_SEQ, tops)
+
+
 def drop(db: sqlite3.Connection, model: str, tenant: str | None) -> int:
     """Delete the vectors of ``model`` (of ``tenant`` if given) inside the caller's write
     transaction, and the model's mark: it stood for every tenant's records, so after a drop of
-    one tenant's the next pass of ``missing`` reads every record once and sets it again."""
+    one tenant's the next pass of ``missing`` reads every record once and sets it again. Their
+    largest ``seq`` is kept: vectors stored again later reach an index another process loaded."""
     where, params = ("", ()) if tenant is None else (" AND tenant = ?", (tenant,))
+    tops = db.execute(
+        f"SELECT tenant, model, max(seq) FROM vectors WHERE model = ?{where} GROUP BY tenant", (model, *params)
+    )
+    keep_seqs(db, tops.fetchall())
     dropped = db.execute(f"DELETE FROM vectors WHERE model = ?{where}", (model, *params)).rowcount
     db.execute("DELETE FROM vector_marks WHERE model = ?", (model,))
     return int(dropped)
