@@ -346,8 +346,8 @@ def test_open_store_picks_the_backend(tmp_path: Path, monkeypatch: pytest.Monkey
 @pytest.mark.parametrize(
     ("url", "message"),
     [
-        ("http://localhost:8080", "remote client .* not available yet"),
-        ("https://memory.example.com", "remote client .* not available yet"),
+        ("http://localhost:8080", "names an afteraction service.*RemoteMemory.*needs a database URL"),
+        ("https://memory.example.com", "names an afteraction service.*RemoteMemory.*needs a database URL"),
         ("redis://localhost", "'redis://localhost' is not one afteraction can open.*:memory:.*sqlite:"),
         ("", "empty"),
         ("sqlite://host/x.db", "names a host"),

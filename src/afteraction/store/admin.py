@@ -108,7 +108,7 @@ def index_tenants(url: str, *, min_vectors: int | None = None) -> list[tuple[str
     import psycopg
 
     from afteraction.store.postgres import CONNECT_TIMEOUT, pool_options, redact
-    from afteraction.store.postgres_schema import explain
+    from afteraction.store.postgres_errors import explain
     from afteraction.store.postgres_vectors import TENANT_INDEX_MIN, create_tenant_indexes
 
     require_postgres(url)
@@ -118,7 +118,7 @@ def index_tenants(url: str, *, min_vectors: int | None = None) -> list[tuple[str
         with psycopg.connect(target, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as db:
             return create_tenant_indexes(db, min_vectors=TENANT_INDEX_MIN if min_vectors is None else min_vectors)
     except psycopg.Error as exc:
-        raise StoreError(f"cannot index the tenants of {redact(target)}: {explain(exc)}") from exc
+        raise StoreError(f"cannot index the tenants of {redact(target)}: {explain(exc, target)}") from exc
 
 
 def vector_models(url: str, *, tenant: str | None = None) -> list[VectorModelInfo]:
@@ -191,7 +191,7 @@ def _sqlite_status(path: Path) -> SchemaStatus:
 def _postgres_status(url: str) -> SchemaStatus:
     import psycopg
 
-    from afteraction.store import postgres_schema
+    from afteraction.store import postgres_errors, postgres_schema
     from afteraction.store.postgres import CONNECT_TIMEOUT, pool_options, redact
 
     url = pool_options(url)[0]
@@ -207,7 +207,9 @@ def _postgres_status(url: str) -> SchemaStatus:
                 cur.execute(f"SELECT name, applied_at FROM {postgres_schema.MIGRATIONS_TABLE}")
                 applied = [(str(name), _instant(at)) for name, at in cur.fetchall()]
     except psycopg.Error as exc:
-        raise StoreError(f"cannot read the PostgreSQL database at {where}: {postgres_schema.explain(exc)}") from exc
+        raise StoreError(
+            f"cannot read the PostgreSQL database at {where}: {postgres_errors.explain(exc, url)}"
+        ) from exc
     return _result(where, "postgresql", names, applied, version)
 
 

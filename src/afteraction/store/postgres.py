@@ -12,26 +12,24 @@ migrations and the checks at open live in ``postgres_schema``; the search statem
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from afteraction.core.redact import redact_url
 from afteraction.core.text import search_stems
-from afteraction.errors import ConfigError, ConflictError, NotFoundError, StoreError, ValidationError
+from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
 from afteraction.model import Experience, Scope, Status
-from afteraction.store import records
+from afteraction.store import POOL_OPTIONS, pool_options, postgres_url, records
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
 from afteraction.store.base import Candidate, check_ids, check_owner, check_page
+from afteraction.store.postgres_errors import explain, hide_password
 from afteraction.store.postgres_privileges import FORGET_PRIVILEGES, SERVICE_PRIVILEGES, check_privileges
-from afteraction.store.postgres_schema import TABLE, explain, migrate
+from afteraction.store.postgres_schema import TABLE, migrate
 from afteraction.store.postgres_search import search_sql
 from afteraction.store.postgres_vectors import PostgresVectors, create_vector_indexes
 from afteraction.store.postgres_write_schema import PUT, PUT_ARGUMENTS
@@ -40,7 +38,6 @@ __all__ = ["POOL_OPTIONS", "PostgresStore", "pool_options", "redact", "row"]
 
 CONNECT_TIMEOUT = 10
 RETRIES = 2  # more attempts of an operation whose connection dropped
-POOL_OPTIONS = {"pool_min_size": "integer", "pool_max_size": "integer", "pool_timeout": "number of seconds"}
 _PAGE = 500
 _DATA = COLUMNS.index("data")
 
@@ -52,13 +49,13 @@ _COLUMNS = ", ".join(f'"{c}"' if c == "user" else c for c in COLUMNS)
 _PUT = f"SELECT {PUT}({', '.join(f'%s::{kind}' for _, kind in PUT_ARGUMENTS)})"
 _ROW = f"({', '.join(['%s'] * len(COLUMNS))})"
 _UPDATE = f"""
-    WITH changed AS (
-        UPDATE {TABLE} SET {", ".join(f"{column} = %s" for column in _COLUMNS.split(", "))}
-        WHERE tenant = %s AND id = %s AND revision = %s RETURNING 1
-    )
-    SELECT (SELECT count(*) FROM changed), e.revision, e.data
-    FROM (VALUES (1)) AS one (x) LEFT JOIN {TABLE} AS e ON e.tenant = %s AND e.id = %s
+    UPDATE {TABLE} SET {", ".join(f"{column} = %s" for column in _COLUMNS.split(", "))}
+    WHERE tenant = %s AND id = %s AND revision = %s
 """
+#: The row as the UPDATE left it, read by a second statement of the same round trip: under READ
+#: COMMITTED each statement takes its own snapshot, so this one sees what a writer that held the
+#: row's lock committed while the UPDATE waited for it (the UPDATE's own snapshot predates that).
+_CURRENT = f"SELECT revision, data FROM {TABLE} WHERE tenant = %s AND id = %s"
 _INSERT = f"INSERT INTO {TABLE} ({_COLUMNS})"
 _ON_CONFLICT = "ON CONFLICT (tenant, id) DO NOTHING"
 _ROWS_PER_INSERT = 500
@@ -96,31 +93,9 @@ def _scope_sql(scope: Scope) -> tuple[str, list[Any]]:
 
 
 def redact(url: str) -> str:
-    """The URL without a password, for messages (``core.redact.redact_url``)."""
-    return redact_url(url)
-
-
-def pool_options(url: str) -> tuple[str, dict[str, float]]:
-    """The URL without afteraction's own query options (libpq would refuse them), and those
-    options: ``pool_min_size``, ``pool_max_size`` (connections) and ``pool_timeout`` (seconds to
-    wait for a free connection). ConfigError for a value that is not a positive number."""
-    parts = urlsplit(url)
-    kept, options = [], {}
-    for name, value in parse_qsl(parts.query, keep_blank_values=True):
-        if name not in POOL_OPTIONS:
-            kept.append((name, value))
-            continue
-        try:
-            number = float(value) if name == "pool_timeout" else int(value)
-        except ValueError:
-            number = 0
-        if number <= 0:
-            raise ConfigError(f"store URL option {name}={value!r}: must be a positive {POOL_OPTIONS[name]}")
-        options[name.removeprefix("pool_")] = float(number)
-    if not options:
-        return url, options
-    # %20, not "+", for a space: libpq does not read "+" as one (``options=-c%20statement_timeout%3D5000``)
-    return urlunsplit(parts._replace(query=urlencode(kept, safe="/:@", quote_via=quote))), options
+    """The URL without a password, for messages (``postgres_errors.hide_password``: the password
+    masked even where ``core.redact.redact_url`` would not find it, as in a URL libpq refuses)."""
+    return hide_password(url, url)
 
 
 def _lost(exc: BaseException | None) -> bool:
@@ -147,7 +122,7 @@ class PostgresStore(PostgresVectors):
     a transaction cut off midway leaves nothing behind."""
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0) -> None:
-        url, options = pool_options(re.sub(r"^(postgres(?:ql)?)\+[a-z0-9]+://", r"\1://", url))
+        url, options = pool_options(postgres_url(url) or url)
         self.url = url
         self._where = redact(self.url)
         self._decode = Decoder(self._where)
@@ -162,7 +137,7 @@ class PostgresStore(PostgresVectors):
                 check_privileges(db, self._where)
                 create_vector_indexes(db)  # those a role that was not the owner could not create
         except psycopg.Error as exc:
-            raise StoreError(f"cannot open the PostgreSQL store at {self._where}: {explain(exc)}") from exc
+            raise StoreError(f"cannot open the PostgreSQL store at {self._where}: {explain(exc, self.url)}") from exc
         self._pool: ConnectionPool[psycopg.Connection[tuple[Any, ...]]] | None = ConnectionPool(
             self.url,
             min_size=min_size,
@@ -210,8 +185,12 @@ class PostgresStore(PostgresVectors):
                     pool.check()  # drop the other connections that died with this one
                     if attempt < retries:
                         continue
-                raise StoreError(f"the PostgreSQL store at {self._where} failed: {explain(exc)}") from exc
+                raise self._failed(exc) from exc
         raise AssertionError("unreachable")
+
+    def _failed(self, exc: psycopg.Error) -> StoreError:
+        """The StoreError for ``exc``, which libpq's text says, the password masked (``explain``)."""
+        return StoreError(f"the PostgreSQL store at {self._where} failed: {explain(exc, self.url)}")
 
     def _transaction(self, tenant: str | None) -> AbstractContextManager[psycopg.Cursor[tuple[Any, ...]]]:
         """A cursor in one transaction that sees ``tenant``'s rows only (every tenant's, read
@@ -240,11 +219,11 @@ class PostgresStore(PostgresVectors):
                     except psycopg.Error as exc:
                         if _lost(exc) and attempt < RETRIES:
                             raise _Lost from exc
-                        raise StoreError(f"the PostgreSQL store at {self._where} failed: {explain(exc)}") from exc
+                        raise self._failed(exc) from exc
                     try:
                         yield cur
                     except psycopg.Error as exc:
-                        raise StoreError(f"the PostgreSQL store at {self._where} failed: {explain(exc)}") from exc
+                        raise self._failed(exc) from exc
                     return
             except _Lost:
                 pool.check()  # drop the other connections that died with this one, then take another
@@ -280,18 +259,19 @@ class PostgresStore(PostgresVectors):
         updated = replace(experience, revision=expected_revision + 1)
         tenant, id = experience.scope.tenant, experience.id
         values = row(updated)
-        statement = (_UPDATE, (*values, tenant, id, expected_revision, tenant, id))
+        statements = [(_UPDATE, (*values, tenant, id, expected_revision)), (_CURRENT, (tenant, id))]
         for attempt in range(RETRIES + 1):
             try:
-                [(_, [(changed, revision, data)])] = self._run(tenant, [statement], retries=0)
+                [(changed, _), (_, current)] = self._run(tenant, statements, retries=0)
             except StoreError as exc:
                 if attempt < RETRIES and _lost(exc.__cause__):
                     continue
                 raise
             if changed:
                 return updated
-            if revision is None:
+            if not current:
                 raise NotFoundError(f"no record {id!r} in tenant {tenant!r} to update")
+            [(revision, data)] = current
             if attempt > 0 and revision == updated.revision and data == values[_DATA]:
                 return updated  # the connection dropped at COMMIT, after the first attempt had written it
             break

@@ -19,7 +19,6 @@ for the host's export: it reads every tenant and cannot write.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 import psycopg
@@ -52,7 +51,6 @@ __all__ = [
     "TERMS",
     "VECTORS",
     "VECTOR_MODELS",
-    "explain",
     "migrate",
     "require_vector",
     "version",
@@ -340,28 +338,3 @@ def require_vector(cur: psycopg.Cursor[tuple[object, ...]], where: str) -> None:
             f"{where}: the pgvector extension is installed on the server but not created in this database, "
             "and this role may not create it; run CREATE EXTENSION vector; in this database as a superuser"
         ) from exc
-
-
-#: What the application role needs on afteraction's tables once they exist (the service's
-#: events and keys tables too: one role serves both).
-#: Connection failures, by a fragment of libpq's message, and what to do about each.
-_HINTS = (
-    ("password authentication failed", "check the user name and password in the URL (or PGPASSWORD, ~/.pgpass)"),
-    ("no password supplied", "the server asks for a password: put it in the URL (or PGPASSWORD, ~/.pgpass)"),
-    (r'(database|role) ".*" does not exist', "check the name in the URL, or create it (CREATE DATABASE / ROLE)"),
-    ("connection refused", "nothing listens there: check the host and port in the URL and that PostgreSQL runs"),
-    ("no such file or directory", "no server socket there: check the host in the URL and that PostgreSQL runs"),
-    ("could not translate host name", "the host name does not resolve: check the host in the URL"),
-    ("timeout expired", "the server did not answer: check the host, the port and any firewall"),
-    ("invalid (connection option|uri|integer value)", "the URL is malformed: postgresql://user:pass@host:port/db"),
-)
-
-
-def explain(exc: psycopg.Error) -> str:
-    """libpq's message about a failed connection or statement, with what to do when known."""
-    message = " ".join(str(exc).split())
-    if isinstance(exc, psycopg.OperationalError) or type(exc) is psycopg.ProgrammingError:
-        for pattern, hint in _HINTS:
-            if re.search(pattern, message, re.IGNORECASE):
-                return f"{message} ({hint})"
-    return message

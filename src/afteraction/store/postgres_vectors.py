@@ -45,7 +45,8 @@ from afteraction.errors import ConfigError, StoreError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope
 from afteraction.store._sql import Decoder, scope_predicate
 from afteraction.store.base import Candidate, StoredVector, VectorModelInfo, check_names
-from afteraction.store.postgres_schema import TABLE, VECTOR_MODELS, VECTORS, explain
+from afteraction.store.postgres_errors import explain
+from afteraction.store.postgres_schema import TABLE, VECTOR_MODELS, VECTORS
 from afteraction.store.records import PG_COLUMNS
 
 __all__ = [
@@ -381,7 +382,7 @@ class PostgresVectors:
             with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as db:
                 dropped = drop_model(db, model, tenant)
         except psycopg.Error as exc:
-            raise StoreError(f"dropping the vectors of {model!r} failed: {explain(exc)}") from exc
+            raise StoreError(f"dropping the vectors of {model!r} failed: {explain(exc, self.url)}") from exc
         finally:
             self._dimensions.pop(model, None)
         return dropped

@@ -1,0 +1,74 @@
+"""libpq's messages fit to show: the password never in them, and what to do when it is known.
+
+A connection that fails says why in libpq's words, which may quote the URL it was given (``missing
+"=" after "…"``) or a token of it it could not decode (``invalid percent-encoded token: "…"``): the
+password with it. Every message afteraction builds from one goes through ``explain``.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+import psycopg
+
+from afteraction.core.redact import redact_url
+
+__all__ = ["explain", "hide_password"]
+
+#: Connection failures, by a fragment of libpq's message, and what to do about each.
+_HINTS = (
+    ("password authentication failed", "check the user name and password in the URL (or PGPASSWORD, ~/.pgpass)"),
+    ("no password supplied", "the server asks for a password: put it in the URL (or PGPASSWORD, ~/.pgpass)"),
+    (r'(database|role) ".*" does not exist', "check the name in the URL, or create it (CREATE DATABASE / ROLE)"),
+    ("connection refused", "nothing listens there: check the host and port in the URL and that PostgreSQL runs"),
+    ("no such file or directory", "no server socket there: check the host in the URL and that PostgreSQL runs"),
+    ("could not translate host name", "the host name does not resolve: check the host in the URL"),
+    ("timeout expired", "the server did not answer: check the host, the port and any firewall"),
+    ("invalid (connection option|uri|integer value)", "the URL is malformed: postgresql://user:pass@host:port/db"),
+    ("percent-encoded", "a % in the URL starts a %XX escape: write a % in a user name or password as %25"),
+)
+
+
+def explain(exc: psycopg.Error, url: str | None = None) -> str:
+    """libpq's message about a failed connection or statement, with what to do when known; the
+    password of ``url`` and any URL or undecodable token libpq quotes masked (``hide_password``)."""
+    message = " ".join(hide_password(str(exc), url).split())
+    if isinstance(exc, psycopg.OperationalError) or type(exc) is psycopg.ProgrammingError:
+        for pattern, hint in _HINTS:
+            if re.search(pattern, message, re.IGNORECASE):
+                return f"{message} ({hint})"
+    return message
+
+
+_MASK = "***"  # as ``redact_url`` masks a password
+#: A URL inside a message: libpq quotes a whole URL it could not read (``missing "=" after "…"``).
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*(?:\+[A-Za-z0-9_+.-]*)?://[^\s\"']*")
+#: A token of a URL libpq could not percent-decode, which it quotes: it may be the password.
+_UNDECODED = re.compile(r'(percent-encoded (?:token|value): )"[^"]*"')
+
+
+def hide_password(text: str, url: str | None) -> str:
+    """``text`` (a message that may quote libpq) fit to show: the password of ``url`` masked as
+    written and percent-decoded, wherever it stands; every URL in it redacted
+    (``core.redact.redact_url``); and a token libpq could not percent-decode masked whatever it was."""
+    for secret in sorted(_passwords(url) if url else (), key=len, reverse=True):
+        text = text.replace(secret, _MASK)
+    text = _URL_IN_TEXT.sub(lambda found: redact_url(found[0]), text)
+    return _UNDECODED.sub(rf'\1"{_MASK}"', text)
+
+
+def _passwords(url: str) -> set[str]:
+    """The password of a PostgreSQL URL (after the user, or ``?password=``), as written and
+    percent-decoded; read loosely, since a URL libpq refuses may still hold one."""
+    rest = url.partition("://")[2]
+    found = []
+    for authority in {rest.partition("?")[0].rpartition("@")[0], rest.rpartition("@")[0]}:
+        _, colon, password = authority.partition(":")
+        if colon:
+            found.append(password)
+    for option in rest.partition("?")[2].split("&"):
+        name, eq, value = option.partition("=")
+        if eq and unquote(name).strip().lower() == "password":
+            found.append(value)
+    return {form for raw in found if raw for form in (raw, unquote(raw))}
