@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from afteraction.server import create_app
 from afteraction.store.sqlite_events import SQLiteEvents
 from afteraction.testing import make_experience
 from tests.server.conftest import LIMITS, tenant_from_header
-from tests.server.keyed import bearer, keyed
+from tests.server.keyed import Keyed, bearer, keyed
 from tests.server.test_ingest import event
 
 SCOPE = {"app": "support", "project": "refunds"}
@@ -32,6 +33,17 @@ def http(events: SQLiteEvents) -> Iterator[TestClient]:
     with TestClient(app, raise_server_exceptions=False, headers={"x-test-tenant": "acme"}) as found:
         yield found
     memory.close()  # as `serve` does: indexing stops before the store closes
+
+
+@contextmanager
+def keyed_http(path: Path) -> Iterator[tuple[Keyed, TestClient]]:
+    """A service with API keys and an experience store, and a client that sends no key of its own."""
+    with keyed(path) as server:
+        memory = Memory(server.store)
+        app = create_app(SQLiteEvents(server.store), auth=server.auth, limits=LIMITS, memory=memory)
+        with TestClient(app, raise_server_exceptions=False) as http:
+            yield server, http
+        memory.close()
 
 
 RUN = {
@@ -158,19 +170,15 @@ def test_a_person_forgets_a_lesson_once_and_another_tenant_cannot(http: TestClie
 
 
 def test_with_keys_forgetting_needs_write_and_a_project_key_keeps_to_its_project(tmp_path: Path) -> None:
-    with keyed(tmp_path / "keyed.db") as server:
-        memory = Memory(server.store)
-        app = create_app(SQLiteEvents(server.store), auth=server.auth, limits=LIMITS, memory=memory)
-        with TestClient(app, raise_server_exceptions=False) as http:
-            writer = bearer(server.token(scopes="write"))
-            http.post("/experience/lessons", json={"lessons": [lesson().to_dict()]}, headers=writer)
-            path = "/experience/lessons/exp_refund"
-            assert http.delete(path, params=SCOPE, headers=bearer(server.token(scopes="read"))).status_code == 403
-            bound = bearer(server.token(scopes="read,write", project="billing"))
-            assert http.delete(path, params=SCOPE, headers=bound).status_code == 403
-            assert http.delete(path, params=SCOPE).status_code == 401
-            assert http.delete(path, params=SCOPE, headers=writer).json() == {"deleted": True}
-        memory.close()
+    with keyed_http(tmp_path / "keyed.db") as (server, http):
+        writer = bearer(server.token(scopes="write"))
+        http.post("/experience/lessons", json={"lessons": [lesson().to_dict()]}, headers=writer)
+        path = "/experience/lessons/exp_refund"
+        assert http.delete(path, params=SCOPE, headers=bearer(server.token(scopes="read"))).status_code == 403
+        bound = bearer(server.token(scopes="read,write", project="billing"))
+        assert http.delete(path, params=SCOPE, headers=bound).status_code == 403
+        assert http.delete(path, params=SCOPE).status_code == 401
+        assert http.delete(path, params=SCOPE, headers=writer).json() == {"deleted": True}
 
 
 def test_erasing_a_user_deletes_their_lessons_in_the_callers_tenant_only(http: TestClient) -> None:
@@ -192,20 +200,16 @@ def test_erasing_a_user_deletes_their_lessons_in_the_callers_tenant_only(http: T
 
 
 def test_with_keys_erasing_a_user_needs_write_and_a_key_not_bound_to_a_project(tmp_path: Path) -> None:
-    with keyed(tmp_path / "keyed.db") as server:
-        memory = Memory(server.store)
-        app = create_app(SQLiteEvents(server.store), auth=server.auth, limits=LIMITS, memory=memory)
-        with TestClient(app, raise_server_exceptions=False) as http:
-            writer = bearer(server.token(scopes="write"))
-            mine = lesson(scope=aa.Scope(tenant="acme", **SCOPE, user="alice"))
-            http.post("/experience/lessons", json={"lessons": [mine.to_dict()]}, headers=writer)
-            path = "/experience/users/alice/lessons"
-            assert http.delete(path, headers=bearer(server.token(scopes="read"))).status_code == 403
-            bound = http.delete(path, headers=bearer(server.token(scopes="read,write", project="refunds")))
-            assert bound.status_code == 403 and "every project" in bound.json()["errors"][0]["message"]
-            assert http.delete(path).status_code == 401
-            assert http.delete(path, headers=writer).json() == {"deleted": 1, "ids": ["exp_refund"]}
-        memory.close()
+    with keyed_http(tmp_path / "keyed.db") as (server, http):
+        writer = bearer(server.token(scopes="write"))
+        mine = lesson(scope=aa.Scope(tenant="acme", **SCOPE, user="alice"))
+        http.post("/experience/lessons", json={"lessons": [mine.to_dict()]}, headers=writer)
+        path = "/experience/users/alice/lessons"
+        assert http.delete(path, headers=bearer(server.token(scopes="read"))).status_code == 403
+        bound = http.delete(path, headers=bearer(server.token(scopes="read,write", project="refunds")))
+        assert bound.status_code == 403 and "every project" in bound.json()["errors"][0]["message"]
+        assert http.delete(path).status_code == 401
+        assert http.delete(path, headers=writer).json() == {"deleted": 1, "ids": ["exp_refund"]}
 
 
 def test_a_submitted_run_is_learned_here(http: TestClient) -> None:
@@ -346,39 +350,31 @@ def test_without_an_experience_store_the_routes_say_so(events: SQLiteEvents) -> 
 
 
 def test_with_keys_a_read_key_searches_and_a_project_key_keeps_to_its_project(tmp_path: Path) -> None:
-    with keyed(tmp_path / "keyed.db") as server:
-        app = create_app(
-            SQLiteEvents(server.store),
-            auth=server.auth,
-            limits=LIMITS,
-            memory=Memory(server.store),
+    with keyed_http(tmp_path / "keyed.db") as (server, http):
+        writer = bearer(server.token(scopes="write"))
+        assert (
+            http.post("/experience/lessons", json={"lessons": [lesson().to_dict()]}, headers=writer).status_code == 201
         )
-        with TestClient(app, raise_server_exceptions=False) as http:
-            writer = bearer(server.token(scopes="write"))
-            assert (
-                http.post("/experience/lessons", json={"lessons": [lesson().to_dict()]}, headers=writer).status_code
-                == 201
-            )
-            reader = bearer(server.token(scopes="read"))
-            found = http.post("/experience/search", json={"query": "refund pending", "scope": SCOPE}, headers=reader)
-            assert found.status_code == 200 and len(found.json()["hits"]) == 1
-            assert (
-                http.post("/experience/lessons", json={"lessons": [lesson("x").to_dict()]}, headers=reader).status_code
-                == 403
-            )
-            bound = bearer(server.token(scopes="read,write", project="billing"))
-            other = http.post("/experience/search", json={"query": "refund", "scope": SCOPE}, headers=bound)
-            assert other.status_code == 403
-            refused = {"field": "scope.project", "message": "this key is bound to project 'billing'"}
-            assert other.json()["errors"] == [refused]
-            assert http.get("/experience/lessons", params=SCOPE, headers=bound).status_code == 403
-            mine = {"app": "support", "project": "billing"}
-            assert http.post("/experience/search", json={"query": "refund", "scope": mine}, headers=bound).json() == {
-                "hits": []
-            }
-            for public in ("/health", "/ready", "/openapi.json"):
-                assert http.get(public).status_code == 200, public
-            assert http.post("/experience/search", json={"query": "x", "scope": SCOPE}).status_code == 401
+        reader = bearer(server.token(scopes="read"))
+        found = http.post("/experience/search", json={"query": "refund pending", "scope": SCOPE}, headers=reader)
+        assert found.status_code == 200 and len(found.json()["hits"]) == 1
+        assert (
+            http.post("/experience/lessons", json={"lessons": [lesson("x").to_dict()]}, headers=reader).status_code
+            == 403
+        )
+        bound = bearer(server.token(scopes="read,write", project="billing"))
+        other = http.post("/experience/search", json={"query": "refund", "scope": SCOPE}, headers=bound)
+        assert other.status_code == 403
+        refused = {"field": "scope.project", "message": "this key is bound to project 'billing'"}
+        assert other.json()["errors"] == [refused]
+        assert http.get("/experience/lessons", params=SCOPE, headers=bound).status_code == 403
+        mine = {"app": "support", "project": "billing"}
+        assert http.post("/experience/search", json={"query": "refund", "scope": mine}, headers=bound).json() == {
+            "hits": []
+        }
+        for public in ("/health", "/ready", "/openapi.json"):
+            assert http.get(public).status_code == 200, public
+        assert http.post("/experience/search", json={"query": "x", "scope": SCOPE}).status_code == 401
 
 
 def test_posting_lessons_refuses_a_misspelt_field_and_a_repeated_id(http: TestClient) -> None:
