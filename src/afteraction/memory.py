@@ -397,5 +397,4 @@ def _remote(url: str, options: dict[str, Any]) -> Memory:
         from afteraction.client import RemoteMemory  # the service's client lives at the edge
     except ImportError as exc:  # pragma: no cover - the client extra is part of the dev install
         raise ConfigError(f"{url}: a remote Memory needs httpx: pip install 'afteraction[client]'") from exc
-    options.setdefault("api_key", api_key(os.environ))
-    return RemoteMemory(url, **options)
+    return RemoteMemory(url, **{"api_key": api_key(os.environ), **options})  # the caller's options untouched
