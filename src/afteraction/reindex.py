@@ -4,7 +4,7 @@
 page through ``index_experiences`` (the one path from records to vectors, with its revision
 guard). A page the embedder fails on is skipped (``after=`` moves past it) and reported; a
 record that changed while it was being embedded keeps no vector (the next pass embeds it). A
-record stored unreadable (SQLite: its JSON cannot be decoded) is passed over by the store and
+record stored unreadable (its JSON cannot be decoded) is passed over by the store and
 reported, one ``FailedBatch`` each, counted in ``unreadable``; the others are embedded.
 Then the store's vector index is brought up to date when the store has one (SQLite).
 """
@@ -20,7 +20,6 @@ from afteraction.errors import ConfigError, EmbedderError, ValidationError
 from afteraction.indexing import index_experiences
 from afteraction.model import Experience
 from afteraction.store.base import Store, VectorStore
-from afteraction.store.sqlite import SQLiteStore
 
 __all__ = ["FailedBatch", "ReindexReport", "reindex"]
 
@@ -82,7 +81,7 @@ def reindex(
     records handled after each page. A record the store cannot read is passed over and listed in
     ``failed`` (and counted in ``unreadable``); it does not cost the others their vectors."""
     if not isinstance(store, VectorStore):
-        raise ConfigError(f"{store!r} keeps no vectors: reindex needs an SQLite or in-memory store")
+        raise ConfigError(f"{store!r} keeps no vectors: reindex needs an SQLite, PostgreSQL or in-memory store")
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise ValidationError("batch", f"must be a positive integer, got {batch!r}")
     report = ReindexReport(embedder.model_id)
@@ -122,8 +121,6 @@ def _next(
 ) -> tuple[list[Experience], int]:
     """The next page to embed, and how many records stored unreadable the store passed over on the
     way; each goes to ``report`` once (the store passes over one again when a page ends before it)."""
-    if not isinstance(store, SQLiteStore):
-        return store.missing_vectors(model, limit=batch, tenant=tenant, after=after), 0
     passed: list[tuple[str, str, str]] = []
     page = store.missing_vectors(model, limit=batch, tenant=tenant, after=after, unreadable=passed)
     new = 0

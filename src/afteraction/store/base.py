@@ -163,11 +163,20 @@ class VectorStore(Protocol):
         ...
 
     def missing_vectors(
-        self, model: str, *, limit: int = 256, tenant: str | None = None, after: tuple[str, str] | None = None
+        self,
+        model: str,
+        *,
+        limit: int = 256,
+        tenant: str | None = None,
+        after: tuple[str, str] | None = None,
+        unreadable: list[tuple[str, str, str]] | None = None,
     ) -> list[Experience]:
         """Records (any status; of one tenant if given) with no vector of ``model`` at their
         current revision, in (tenant, id) order after ``after``: what background indexing and
-        ``reindex`` embed next (``after`` lets a pass skip records it could not embed)."""
+        ``reindex`` embed next (``after`` lets a pass skip records it could not embed). A record
+        stored unreadable (its JSON cannot be decoded) is passed over, never raised: logged once
+        and appended to ``unreadable`` as (tenant, id, why) when a list is given, so that one
+        damaged record never stops the others from getting their vectors."""
         ...
 
     def vector_models(self, *, tenant: str | None = None) -> list[VectorModelInfo]:

@@ -259,7 +259,13 @@ class MemoryStore:
         return [Candidate(doc.experience, 0.0, frozenset(doc.tf), score) for score, _, doc in best]
 
     def missing_vectors(
-        self, model: str, *, limit: int = 256, tenant: str | None = None, after: tuple[str, str] | None = None
+        self,
+        model: str,
+        *,
+        limit: int = 256,
+        tenant: str | None = None,
+        after: tuple[str, str] | None = None,
+        unreadable: list[tuple[str, str, str]] | None = None,  # records held as objects: never unreadable
     ) -> list[Experience]:
         with self._lock:
             missing = []

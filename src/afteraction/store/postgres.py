@@ -128,6 +128,7 @@ class PostgresStore(PostgresVectors):
         self._decode = Decoder(self._where)
         self._scopes = records.ScopeCache()
         self._dimensions: dict[str, int] = {}
+        self._said: set[tuple[str, str]] = set()
         self._service_checked = False
         min_size = int(options.get("min_size", min_size))
         max_size = max(min_size, int(options.get("max_size", max_size)))

@@ -48,6 +48,7 @@ from afteraction.store.base import Candidate, StoredVector, VectorModelInfo, che
 from afteraction.store.postgres_errors import explain
 from afteraction.store.postgres_schema import TABLE, VECTOR_MODELS, VECTORS
 from afteraction.store.records import PG_COLUMNS
+from afteraction.store.unreadable import read_past, say_unreadable
 
 __all__ = [
     "MAX_INDEXED_DIMENSIONS",
@@ -255,14 +256,14 @@ def search_sql(
 
 class PostgresVectors:
     """The ``VectorStore`` methods over ``VECTORS`` (listing and dropping models in
-    ``postgres_vector_drop``); mixed into
-    ``PostgresStore``, which provides ``_run`` (statements in one transaction of a tenant),
-    ``_decode``, ``_searched`` and ``url``."""
+    ``postgres_vector_drop``); mixed into ``PostgresStore``, which provides ``_run`` (statements
+    in one transaction of a tenant), ``_decode``, ``_searched`` and ``url``."""
 
     url: str
     _decode: Decoder
     _searched: Callable[[tuple[Any, ...]], Experience]
     _dimensions: dict[str, int]  # model → dimension, as recorded in VECTOR_MODELS (never changes)
+    _said: set[tuple[str, str]]  # records stored unreadable, logged (``missing_vectors``) once each
 
     def _run(self, tenant: str | None, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
         raise NotImplementedError
@@ -353,17 +354,27 @@ class PostgresVectors:
         return [Candidate(self._searched(row), 0.0, frozenset(row[-1].split()), float(row[-2])) for row in rows]
 
     def missing_vectors(
-        self, model: str, *, limit: int = 256, tenant: str | None = None, after: tuple[str, str] | None = None
+        self,
+        model: str,
+        *,
+        limit: int = 256,
+        tenant: str | None = None,
+        after: tuple[str, str] | None = None,
+        unreadable: list[tuple[str, str, str]] | None = None,
     ) -> list[Experience]:
+        """See ``VectorStore``: a record stored unreadable is passed over (``unreadable.read_past``)."""
         if limit <= 0:
             return []
-        last = after if after is not None else (tenant or "", "")
-        if tenant is not None and last < (tenant, ""):
-            last = (tenant, "")
-        tenant_sql = "" if tenant is None else "e.tenant = %s AND "
-        params = [*([tenant] if tenant is not None else []), *last, model, limit]
-        rows = self._run(tenant, [(_MISSING.format(tenant=tenant_sql), params)])[0][1]
-        return [self._decode(data, remember=False) for _, _, data in rows]
+        sql = _MISSING.format(tenant="" if tenant is None else "e.tenant = %s AND ")
+        start = max(after or ("", ""), (tenant or "", ""))  # never before the tenant's first record
+
+        def rows(last: tuple[str, str] | None, wanted: int) -> list[tuple[str, str, str]]:
+            params = [*([tenant] if tenant is not None else []), *(last or start), model, wanted]
+            return list(self._run(tenant, [(sql, params)])[0][1])
+
+        found = read_past(rows, lambda data: self._decode(data, remember=False), limit, after)
+        say_unreadable(self._said, found.unreadable, unreadable)
+        return found.records
 
     def vector_models(self, *, tenant: str | None = None) -> list[VectorModelInfo]:
         from afteraction.store.postgres_vector_drop import MODELS, models

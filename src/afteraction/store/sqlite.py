@@ -14,6 +14,7 @@ document frequencies that weigh each term.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
@@ -39,6 +40,7 @@ from afteraction.store.base import (
 )
 from afteraction.store.sqlite_access import Connections, Held
 from afteraction.store.sqlite_connection import BUSY_TIMEOUT_MS as BUSY_TIMEOUT_MS  # sqlite_events reads it here
+from afteraction.store.unreadable import read_past, say_unreadable
 
 __all__ = ["SQLiteStore"]
 
@@ -344,20 +346,18 @@ class SQLiteStore:
         unreadable: list[tuple[str, str, str]] | None = None,
     ) -> list[Experience]:
         """See ``VectorStore``. Reads only the records written since the model's mark, and moves
-        the mark forward at the end of a pass (a short page), so that finding nothing to do in a
-        fully indexed store is a few index seeks. A record stored unreadable is passed over (logged
-        once, added to ``unreadable`` as (tenant, id, why)) and holds the mark back."""
+        the mark forward at the end of a pass (a short page; a record stored unreadable holds it
+        back), so that finding nothing to do in a fully indexed store is a few index seeks."""
         move = None
         with self._snapshot() as db:  # one snapshot for the page and the mark
-            found = vector_table.page(db, model, limit, tenant, after, lambda data: self._decode(data, remember=False))
+            rows = functools.partial(vector_table.missing, db, model, tenant)
+            found = read_past(rows, lambda data: self._decode(data, remember=False), limit, after)
             if tenant is None and found.end:
                 move = vector_table.next_mark(db, model, nothing_left=found.empty and after is None)
         if move is not None and move[1] > move[0]:
             with self._writing() as db:
                 vector_table.move_mark(db, model, move[1])
-        vector_table.say_unreadable(self._said, found.unreadable)
-        if unreadable is not None:
-            unreadable.extend(found.unreadable)
+        say_unreadable(self._said, found.unreadable, unreadable)
         return found.records
 
     def count_missing_vectors(self, model: str, *, tenant: str | None = None) -> int:

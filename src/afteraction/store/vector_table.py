@@ -15,8 +15,8 @@ after the model's mark in ``vector_marks``: every record stamped up to the mark 
 vector of the model when the mark was set, and keeps it until it is written again (which stamps
 it anew, with ``NEXT_STAMP``: never at or below a stamp given before, deleted rows' included, so
 never at or below a mark). The store moves the mark at the end of a pass (``next_mark``,
-``move_mark``). A record whose stored JSON cannot be read is passed over by the caller, and holds
-the mark back like any record still without a vector.
+``move_mark``). A record whose stored JSON cannot be read is passed over by the caller
+(``unreadable.read_past``), and holds the mark back like any record still without a vector.
 
 ``models`` lists what the table holds per model; ``drop`` deletes a model's rows and its mark
 (and keeps their largest ``seq``).
@@ -24,22 +24,18 @@ the mark back like any record still without a vector.
 
 from __future__ import annotations
 
-import logging
 import math
 import sqlite3
 import sys
 from array import array
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
-from afteraction.errors import StoreError, ValidationError
-from afteraction.model import Experience
+from afteraction.errors import ValidationError
 from afteraction.store.base import StoredVector, VectorModelInfo
 
 __all__ = [
     "NEXT_STAMP",
-    "Page",
     "count_missing",
     "drop",
     "encode",
@@ -49,12 +45,8 @@ __all__ = [
     "models",
     "move_mark",
     "next_mark",
-    "page",
     "put",
-    "say_unreadable",
 ]
-
-log = logging.getLogger("afteraction.store")
 
 _LITTLE = sys.byteorder == "little"
 
@@ -140,7 +132,7 @@ def mark(db: sqlite3.Connection, model: str) -> int:
 
 
 def missing(
-    db: sqlite3.Connection, model: str, limit: int, tenant: str | None, after: tuple[str, str] | None
+    db: sqlite3.Connection, model: str, tenant: str | None, after: tuple[str, str] | None, limit: int
 ) -> list[tuple[str, str, str]]:
     """(tenant, id, stored JSON) of records with no current vector of ``model``, in (tenant, id)
     order. Only the records stamped after the model's mark are read."""
@@ -150,54 +142,6 @@ def missing(
     where = "" if tenant is None else "e.tenant = ? AND"
     params = (model, mark(db, model), *([tenant] if tenant is not None else []), *start, limit)
     return db.execute(_MISSING.format(tenant=where), params).fetchall()
-
-
-@dataclass(slots=True)
-class Page:
-    """A page of ``page``: the records read, those that could not be (tenant, id, why), and whether
-    it reached the last record that needs a vector (``end``) having seen none at all (``empty``)."""
-
-    records: list[Experience] = field(default_factory=list)
-    unreadable: list[tuple[str, str, str]] = field(default_factory=list)
-    end: bool = False
-    empty: bool = True
-
-
-def page(
-    db: sqlite3.Connection,
-    model: str,
-    limit: int,
-    tenant: str | None,
-    after: tuple[str, str] | None,
-    decode: Callable[[str], Experience],
-) -> Page:
-    """Up to ``limit`` records with no current vector of ``model`` (``missing``), decoded. A record
-    ``decode`` cannot read (StoreError) is passed over, listed in ``unreadable``, and read past:
-    one such record must not stop the records after it from getting their vectors."""
-    found = Page()
-    while True:
-        wanted = limit - len(found.records)
-        rows = missing(db, model, wanted, tenant, after)
-        found.empty = found.empty and not rows
-        for row_tenant, id, data in rows:
-            try:
-                found.records.append(decode(data))
-            except StoreError as exc:
-                found.unreadable.append((row_tenant, id, str(exc)))
-        if len(rows) < wanted:
-            found.end = True
-            return found
-        if len(found.records) >= limit:
-            return found
-        after = (rows[-1][0], rows[-1][1])
-
-
-def say_unreadable(said: set[tuple[str, str]], unreadable: Sequence[tuple[str, str, str]]) -> None:
-    """Log each record of ``unreadable`` (tenant, id, why) that ``said`` (a store's) does not hold yet."""
-    for tenant, id, why in unreadable:
-        if (tenant, id) not in said and len(said) < 4096:
-            said.add((tenant, id))
-            log.warning("afteraction: vector indexing passed over stored record %r of %r: %s", id, tenant, why)
 
 
 def count_missing(db: sqlite3.Connection, model: str, tenant: str | None) -> int:
