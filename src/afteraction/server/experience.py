@@ -50,6 +50,7 @@ from afteraction.model import Event, Evidence, Experience, Run, Scope
 from afteraction.model._check import mapping
 from afteraction.server.common import Problem, Service, count, int_param, json, path_id
 from afteraction.server.ingest import parse_json, read_body
+from afteraction.server.offload import off_loop
 from afteraction.server.openapi import OPERATIONS
 
 __all__ = ["routes"]
@@ -64,13 +65,24 @@ def _memory(service: Service) -> Memory:
     return service.memory
 
 
+#: The operations whose body may be a batch (lessons, a run's events): up to ``Limits.batch_bytes``;
+#: every other body (a query, an outcome, a status, a verdict) up to ``Limits.event_bytes``.
+_BATCHES = frozenset({"/experience/lessons", "/experience/runs"})
+
+
+def _parse(body: bytes) -> Any:
+    return parse_json(body, "body")
+
+
 async def _body(service: Service, request: Request, path: str) -> dict[str, Any]:
-    """The request's JSON object; a field its operation (``openapi.OPERATIONS``) does not name is
-    refused, not ignored: a misspelt ``max_record`` would otherwise change nothing, silently."""
+    """The request's JSON object, decoded off the event loop when large (``offload``); a field its
+    operation (``openapi.OPERATIONS``) does not name is refused, not ignored: a misspelt
+    ``max_record`` would otherwise change nothing, silently."""
     media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media != "application/json":
         raise Problem(415, "content-type", f"must be application/json, got {media or 'none'!r}")
-    data = parse_json(await read_body(request, service.limits.batch_bytes), "body")
+    limit = service.limits.batch_bytes if path in _BATCHES else service.limits.event_bytes
+    data = await off_loop(await read_body(request, limit), _parse)
     if not isinstance(data, dict):
         raise Problem(400, "body", "must be a JSON object")
     known = _FIELDS[path]

@@ -10,9 +10,9 @@ other than JSON (or NDJSON for a batch) 415.
 Events are stored through the group committer (``committer.Committer``): a request is answered
 once the transaction holding its events has committed. JSON is read and written with msgspec
 (strict: UTF-8, no NaN or Infinity, bounded nesting), each event validated once. Decoding and
-validating (secrets scrubbed, sizes cut: the slow part) of a body over ``INLINE_BYTES`` run in a
-worker thread, not on the event loop, so one large request does not hold up the others; a smaller
-body is done on the loop (well under a millisecond; the hop to a thread would cost more). A
+validating (secrets scrubbed, sizes cut: the slow part) of a body over ``offload.INLINE_BYTES`` run
+in a worker thread, two bodies at a time, not on the event loop, so one large request does not hold
+up the others; a smaller body is done on the loop (``offload``). A
 batch's events are counted before any is decoded (NDJSON: its non-blank lines, up to one past
 the limit).
 
@@ -27,10 +27,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from itertools import islice
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -40,10 +39,9 @@ from afteraction.core.sanitize import LIMITS
 from afteraction.errors import ValidationError
 from afteraction.model import Event
 from afteraction.server.common import Problem, Service, count
+from afteraction.server.offload import off_loop
 
-__all__ = ["INLINE_BYTES", "routes"]
-
-T = TypeVar("T")
+__all__ = ["routes"]
 
 _NDJSON = frozenset({"application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"})
 
@@ -74,16 +72,6 @@ async def read_body(request: Request, limit: int) -> bytes:
             raise Problem(413, None, f"the body passes the limit of {limit} bytes")
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-INLINE_BYTES = 4096  # a body up to this size is decoded and validated on the event loop, a larger one in a thread
-
-
-async def _off_loop(body: bytes, work: Callable[..., T], *args: Any) -> T:
-    """``work(*args, body)``: in a worker thread when ``body`` is large, else right here."""
-    if len(body) > INLINE_BYTES:
-        return await run_in_threadpool(work, *args, body)
-    return work(*args, body)
 
 
 _encode = msgspec.json.Encoder().encode
@@ -134,7 +122,7 @@ async def post_event(service: Service, request: Request) -> Response:
     tenant = service.tenant(request)
     try:
         body = await read_body(request, service.limits.event_bytes)
-        event = await _off_loop(body, _event, service, request)
+        event = await off_loop(body, _event, service, request)
     except Problem as problem:
         if problem.status != 429:  # over the key's event rate: refused, not rejected as invalid
             service.metrics.rejected(tenant, 1)
@@ -211,7 +199,7 @@ async def post_batch(service: Service, request: Request) -> Response:
         raise Problem(415, "content-type", f"must be application/json or application/x-ndjson, got {media or 'none'!r}")
     tenant = service.tenant(request)
     body = await read_body(request, service.limits.batch_bytes)
-    received, results, valid, statuses = await _off_loop(body, _batch, service, request, media)
+    received, results, valid, statuses = await off_loop(body, _batch, service, request, media)
     added = await service.writer.add(tenant, [event for _, event in valid])
     for (index, event), new in zip(valid, added, strict=True):
         results[index] = {"index": index, "accepted": True, "duplicate": not new, "id": event.id}

@@ -36,7 +36,6 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -47,6 +46,7 @@ from afteraction.core.otlp_spans import Batch, Span, decode_traces
 from afteraction.errors import ValidationError
 from afteraction.server.common import Problem, Service
 from afteraction.server.ingest import parse_json, read_body
+from afteraction.server.offload import in_turn
 from afteraction.store.spans import Bounds, HeldSpan, SpanBuffer, open_spans
 
 __all__ = ["BOUNDS", "SPANS_PER_REQUEST", "decompress", "gather", "routes", "status_body"]
@@ -208,7 +208,7 @@ async def _post(service: Service, buffer: SpanBuffer, request: Request, media: s
     tenant = service.tenant(request)
     limit = service.limits.traces_bytes
     body = await read_body(request, limit)
-    rejected, message = await run_in_threadpool(
+    rejected, message = await in_turn(  # in a worker thread, a few requests at a time (``offload``)
         lambda: _ingest(service, buffer, request, tenant, media, decompress(body, encoding, limit))
     )
     return _answer(media, rejected, message)
