@@ -159,7 +159,7 @@ def test_errors_keep_their_meaning_across_the_wire(mem: aa.Memory, scope: aa.Sco
     assert caught.value.field == "k"
     with pytest.raises(NotFoundError):
         mem.get("no-such-lesson", scope=scope)
-    with pytest.raises(ForbiddenError):
+    with pytest.raises(ForbiddenError, match=r"POST /experience/search: scope\.tenant: "):  # the field kept
         mem.search("refund", scope=aa.Scope(tenant="acme", app="support", project="refunds"))
     with pytest.raises(NotFoundError):  # escaped into one segment: it never reaches another route
         mem.get("a/../../sessions", scope=scope)

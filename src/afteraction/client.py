@@ -6,6 +6,11 @@ the lesson are all made here, on the host), then sends the finished lesson to th
 search, the reference block, lessons and outcomes are answered by the service, in the
 tenant the API key belongs to. ``mem.aio`` is its async face, as for a local memory.
 
+A slow service costs a caller a bounded wait: each request gives up after ``timeout`` seconds in
+all (10 by default), a search or a block, which a run waits for before it starts, after
+``search_timeout`` (2), as a ``StoreError`` (``_within``). httpx's own timeout bounds each read,
+not a whole request: a service answering a byte at a time held a run for as long as it liked.
+
 Errors keep their meaning across the wire: the service's 400 is a ``ValidationError``
 naming the same field, 401/403 ``AuthError``/``ForbiddenError``, 404 ``NotFoundError``, 409
 ``ConflictError``; a service that cannot be reached, answers 5xx or 429 is a ``StoreError``.
@@ -14,6 +19,8 @@ Inside a running agent none of them raise (the recorder and integrations report 
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
@@ -46,7 +53,35 @@ __all__ = ["RemoteMemory"]
 
 _PAGE = 500
 _BATCH = 1000
+SEARCH_TIMEOUT = 2.0  # seconds a search or a block may take in all (``RemoteMemory(search_timeout=)``)
+_IN_FLIGHT = 16  # requests at once per RemoteMemory; a thread a stalled service holds counts until it ends
 T = TypeVar("T")
+
+
+def _within(seconds: float, slots: threading.BoundedSemaphore, work: Callable[[], T]) -> T:
+    """``work()`` in a daemon thread, waited for at most ``seconds`` in all (TimeoutError after).
+    A thread left behind ends when its request does (httpx's read timeout, or ``close``);
+    ``slots`` bounds how many can be, and a call finding none free within ``seconds`` times out."""
+    start = time.monotonic()
+    if not slots.acquire(timeout=seconds):
+        raise TimeoutError
+    done, result, error = threading.Event(), list[T](), list[BaseException]()
+
+    def run() -> None:
+        try:
+            result.append(work())
+        except BaseException as exc:  # handed to the caller, whatever it is
+            error.append(exc)
+        finally:
+            slots.release()
+            done.set()
+
+    threading.Thread(target=run, name="afteraction-remote", daemon=True).start()
+    if not done.wait(max(0.0, seconds - (time.monotonic() - start))):
+        raise TimeoutError
+    if error:
+        raise error[0]
+    return result[0]
 
 
 def _raise_for(response: httpx.Response) -> None:
@@ -69,7 +104,7 @@ def _raise_for(response: httpx.Response) -> None:
         409: ConflictError,
     }
     if status in errors:
-        raise errors[status](f"{where}: {message}")
+        raise errors[status](f"{where}: {field}: {message}" if field else f"{where}: {message}")
     if status == 429:
         retry = response.headers.get("retry-after", "?")
         raise StoreError(f"{where}: rate limited by the service; retry after {retry} s")
@@ -106,6 +141,7 @@ class RemoteMemory(Memory):
         *,
         api_key: str | None = None,
         timeout: float = 10.0,
+        search_timeout: float = SEARCH_TIMEOUT,
         on_error: ErrorHandler | None = None,
         allow_args: Sequence[str] = (),
         limits: Limits = LIMITS,
@@ -122,13 +158,16 @@ class RemoteMemory(Memory):
             raise ConfigError(f"RemoteMemory needs an http:// or https:// URL, got {url!r}")
         if api_key is not None and (not isinstance(api_key, str) or not api_key.strip()):
             raise ConfigError("api_key must be a non-empty string (or None for a --dev server)")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-            raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        for name, value in (("timeout", timeout), ("search_timeout", search_timeout)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ConfigError(f"{name} must be a positive number of seconds, got {value!r}")
         headers = {"user-agent": "afteraction-client"}
         if api_key is not None:
             headers["authorization"] = f"Bearer {api_key}"
         self.url = url.rstrip("/")
         self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout, transport=transport)
+        self.timeout, self.search_timeout = float(timeout), float(min(search_timeout, timeout))
+        self._slots = threading.BoundedSemaphore(_IN_FLIGHT)
         self.on_error = on_error or log_error
         self.allow_args = arguments.allowed(allow_args)
         self.handed = Handed()  # the service counts outcomes; kept so the recorder's feedback finds it
@@ -142,9 +181,15 @@ class RemoteMemory(Memory):
     def __repr__(self) -> str:
         return f"RemoteMemory({self.url!r})"  # never the key
 
-    def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+    def _call(self, method: str, path: str, *, within: float | None = None, **kwargs: Any) -> Any:
+        """The service's JSON answer, waited for at most ``within`` seconds (``timeout`` by default)."""
+        seconds = self.timeout if within is None else within
         try:
-            response = self._http.request(method, path, **kwargs)
+            response = _within(seconds, self._slots, lambda: self._http.request(method, path, **kwargs))
+        except TimeoutError:
+            raise StoreError(
+                f"{method} {path}: the service at {self.url} did not answer within {seconds:g} s"
+            ) from None
         except httpx.HTTPError as exc:
             raise StoreError(f"cannot reach the afteraction service at {self.url}: {exc}") from exc
         _raise_for(response)
@@ -186,7 +231,7 @@ class RemoteMemory(Memory):
         body: dict[str, Any] = {"query": query, "scope": scope.to_dict(), "k": k}
         if env is not None:
             body["env"] = {name: str(value) for name, value in env.items()}  # as a local memory reads them
-        found = self._call("POST", "/experience/search", json=body)
+        found = self._call("POST", "/experience/search", within=self.search_timeout, json=body)
         return [_parsed(Hit.from_dict, item) for item in _read(found, "hits")]
 
     def _ranked(self, query: str, scope: Scope, k: int, env: Mapping[str, str] | None) -> list[Hit]:
@@ -219,7 +264,7 @@ class RemoteMemory(Memory):
         }
         if env is not None:
             body["env"] = {name: str(value) for name, value in env.items()}
-        return str(_read(self._call("POST", "/experience/block", json=body), "block"))
+        return str(_read(self._call("POST", "/experience/block", within=self.search_timeout, json=body), "block"))
 
     def lessons(
         self, *, scope: Scope, limit: int = 50, offset: int = 0, status: Status | str | None = None

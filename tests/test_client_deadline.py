@@ -1,0 +1,92 @@
+"""A slow service costs a remote memory's caller a bounded wait: a search or a block gives up after
+``search_timeout``, any other request after ``timeout``, in all, whether the service never answers
+or answers a byte at a time (httpx's own timeout bounds each read, not a whole request: before,
+a run waited on a trickling service for as long as it trickled). Inside a run nothing raises."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+import afteraction as aa
+from afteraction.client import RemoteMemory
+from afteraction.errors import StoreError
+
+SCOPE = aa.Scope(tenant="dev", app="support", project="refunds")
+
+
+@pytest.fixture(params=["silent", "trickle"])
+def stalling(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A loopback HTTP service that reads each request, then never answers ("silent") or answers
+    a byte every 0.2 s ("trickle": every read well within httpx's timeout)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def answer(conn: socket.socket) -> None:
+        with conn:
+            try:
+                conn.recv(65536)
+                if request.param == "trickle":
+                    body = b'{"hits": []}' + b" " * 200
+                    head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n"
+                    conn.sendall(head % len(body))
+                    for byte in body:
+                        if stop.wait(0.2):
+                            return
+                        conn.sendall(bytes([byte]))
+                stop.wait(30)
+            except OSError:
+                pass
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(target=answer, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    stop.set()
+    server.close()
+
+
+def test_a_search_gives_up_after_its_deadline(stalling: str) -> None:
+    with RemoteMemory(stalling, search_timeout=0.3, timeout=5) as mem:
+        started = time.monotonic()
+        with pytest.raises(StoreError, match=r"POST /experience/search: .* did not answer within 0.3 s"):
+            mem.search("refund stuck", scope=SCOPE)
+        assert time.monotonic() - started < 3  # the service trickles for 40 s
+
+
+def test_a_run_goes_on_without_a_block_and_its_finish_is_bounded_too(stalling: str) -> None:
+    reports: list[tuple[str, BaseException]] = []
+    with RemoteMemory(stalling, search_timeout=0.3, timeout=0.6, on_error=lambda e, w: reports.append((w, e))) as mem:
+        started = time.monotonic()
+        with mem.run("Refund ticket 42 is stuck", scope=SCOPE) as run:
+            assert run.reference_block() == ""
+            run.tool("refund", result="issued")
+            run.check("refund-issued", passed=True)
+        assert time.monotonic() - started < 5
+    assert [type(e) for _, e in reports] == [StoreError, StoreError]
+    assert "within 0.3 s" in str(reports[0][1]) and "within 0.6 s" in str(reports[1][1])
+
+
+def test_requests_left_behind_by_a_stalled_service_are_bounded(stalling: str) -> None:
+    with RemoteMemory(stalling, search_timeout=0.05, timeout=5) as mem:
+        for _ in range(40):
+            with pytest.raises(StoreError, match="did not answer"):
+                mem.search("refund", scope=SCOPE)
+        waiting = [t for t in threading.enumerate() if t.name == "afteraction-remote"]
+        assert 0 < len(waiting) <= 16
+
+
+def test_the_deadlines_must_be_positive() -> None:
+    for bad in (0, -1, True, "2"):
+        with pytest.raises(aa.ConfigError, match="search_timeout must be a positive number of seconds"):
+            RemoteMemory("http://127.0.0.1:9", search_timeout=bad)  # type: ignore[arg-type]
