@@ -186,3 +186,20 @@ def test_an_upper_case_scheme_and_an_async_driver_open(
     store.close()
     PostgresStore(url).close()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://postgres:postgres@127.0.0.1:1/postgres", "postgresql://postgres:***@127.0.0.1:1/postgres"),
+        ("postgresql://app:p@127.0.0.1:1/app", "postgresql://app:***@127.0.0.1:1/app"),
+    ],
+)
+def test_a_password_that_is_also_a_name_or_a_letter_leaves_the_message_readable(url: str, shown: str) -> None:
+    """The password was masked as a plain substring: ``***ql://***:***@127.0.0.1:1/***`` and
+    ``***ort 1 failed``, ``acce***ting`` (a password ``p``)."""
+    assert redact(url) == shown
+    with pytest.raises(StoreError) as raised:
+        PostgresStore(url)
+    message = str(raised.value)
+    assert shown in message and "port 1 failed" in message and "***ort" not in message

@@ -49,13 +49,38 @@ _UNDECODED = re.compile(r'(percent-encoded (?:token|value): )"[^"]*"')
 
 
 def hide_password(text: str, url: str | None) -> str:
-    """``text`` (a message that may quote libpq) fit to show: the password of ``url`` masked as
-    written and percent-decoded, wherever it stands; every URL in it redacted
-    (``core.redact.redact_url``); and a token libpq could not percent-decode masked whatever it was."""
-    for secret in sorted(_passwords(url) if url else (), key=len, reverse=True):
-        text = text.replace(secret, _MASK)
-    text = _URL_IN_TEXT.sub(lambda found: redact_url(found[0]), text)
-    return _UNDECODED.sub(rf'\1"{_MASK}"', text)
+    """``text`` (a message that may quote libpq) fit to show: every URL in it redacted
+    (``core.redact.redact_url``), the password of ``url`` (as written and percent-decoded) masked
+    where a password stands in a URL (``:…@``, ``password=…``) and as a whole token elsewhere,
+    and a token libpq could not percent-decode masked whatever it was. Never by plain substring:
+    a password that is also the user's or the database's name, or a letter of a word, would take
+    them out of the message with it."""
+    secrets = sorted(_passwords(url) if url else (), key=len, reverse=True)
+    shown, last = [], 0
+    for found in _URL_IN_TEXT.finditer(text):
+        shown += [_tokens(text[last : found.start()], secrets), _in_url(found[0], secrets)]
+        last = found.end()
+    shown.append(_tokens(text[last:], secrets))
+    return _UNDECODED.sub(rf'\1"{_MASK}"', "".join(shown))
+
+
+def _in_url(url: str, secrets: list[str]) -> str:
+    """``url`` with ``secrets`` masked where a password stands, then redacted; masked as tokens
+    only when one stands nowhere a password does (a URL libpq quotes cut short)."""
+    hits = 0
+    for secret in secrets:
+        url, n = re.subn(rf"(:){re.escape(secret)}(@)", rf"\1{_MASK}\2", url)
+        url, m = re.subn(rf"([?&]password=){re.escape(secret)}(?=[&#]|$)", rf"\1{_MASK}", url, flags=re.IGNORECASE)
+        hits += n + m
+    url = redact_url(url)
+    return url if hits else _tokens(url, secrets)
+
+
+def _tokens(text: str, secrets: list[str]) -> str:
+    """``secrets`` masked where each stands as a whole token (no letter or digit either side)."""
+    for secret in secrets:
+        text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])", _MASK, text)
+    return text
 
 
 def _passwords(url: str) -> set[str]:
