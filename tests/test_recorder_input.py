@@ -108,7 +108,8 @@ def test_a_check_answer_that_is_not_true_or_false_is_reported_not_read(mem: aa.M
     assert run.experience is None  # no verdict: nothing stored, above all no Validated lesson
     assert mem.lessons(scope=SCOPE) == []
     ((error, where),) = reported
-    assert where == "run.check" and isinstance(error, aa.ValidationError) and error.field == "check.passed"
+    assert where == "run.check" and isinstance(error, aa.ValidationError)
+    assert error.field == "checks[cache-empty].passed"
 
 
 @pytest.mark.parametrize("answer", [True, False, 1, 0])
@@ -192,7 +193,7 @@ def test_an_on_error_that_fails_itself_is_logged_with_the_failure_it_was_given(
         run.check("cache-empty", passed="false")  # type: ignore[arg-type]
     assert run.experience is None
     (logged,) = [r for r in caplog.records if "on_error failed" in r.getMessage()]
-    assert "run.check" in logged.getMessage() and "check.passed" in logged.getMessage()
+    assert "run.check" in logged.getMessage() and "checks[cache-empty].passed" in logged.getMessage()
 
 
 def test_a_retried_tool_past_the_attempt_limit_is_reported_once(tmp_path: Path) -> None:

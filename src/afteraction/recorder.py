@@ -4,7 +4,8 @@
 Recording is cheap in the agent's thread (an append under a lock); sanitizing (the task and
 check details too), verifying, distilling and storing happen once, at ``finish``: a second
 finish, even one that overlaps the first, returns the first's result. Nothing here raises into
-the agent: every failure goes to ``on_error`` and the run simply teaches nothing.
+the agent: every failure goes to ``on_error`` and the run simply teaches nothing. A block left by
+an interrupt or a cancellation (not an ``Exception``) abandons the run: it was stopped, not done.
 
 The run also closes the loop for the lessons it was given (``run.reference_block()`` or
 ``run.search()``): when ``finish`` has stored it, each gets this run's verdict as one reuse
@@ -16,7 +17,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ from afteraction.core.verify import Verifier, is_verdict, verify
 from afteraction.errors import ValidationError
 from afteraction.feedback import feed_back
 from afteraction.model import Attempt, Evidence, Experience, Hit, Run, Scope, Skill, ToolCall, Verdict
+from afteraction.recording import RawAttempt, RawCall, error_text, shown, text_of
 from afteraction.reporting import ErrorHandler, deliver, log_error
 
 if TYPE_CHECKING:
@@ -39,25 +40,6 @@ __all__ = ["ErrorHandler", "RunRecorder", "deliver", "log_error"]
 
 #: What a finish resolves to: the stored Experience, or None.
 Outcome = Future[Experience | None]
-
-
-@dataclass(slots=True)
-class _RawCall:
-    tool: str
-    args: Mapping[str, Any] | None
-    result: Any
-    error: str | None
-    call_id: str | None
-    at: datetime
-
-
-@dataclass(slots=True)
-class _RawAttempt:
-    calls: list[_RawCall] = field(default_factory=list)
-    error: str | None = None
-    refused: int = 0
-    failed_checks: list[str] = field(default_factory=list)
-    failed_tools: set[str] = field(default_factory=set)
 
 
 class RunRecorder:
@@ -92,7 +74,7 @@ class RunRecorder:
         self._on_error = on_error
         self._started_at = started_at
         self._lock = threading.Lock()
-        self._attempts: list[_RawAttempt] = [_RawAttempt()]
+        self._attempts: list[RawAttempt] = [RawAttempt()]
         self._checks: list[tuple[str, bool, str]] = []  # name, passed, detail (scrubbed at finish)
         self._abstained = False
         self._attempts_refused = 0
@@ -128,16 +110,21 @@ class RunRecorder:
 
         Calling a tool again after it failed in this attempt starts a new attempt, so a
         retry loop without ``next_attempt()`` still reads as attempts in the lesson."""
-        if isinstance(error, BaseException):
-            error = f"{type(error).__name__}: {error}"
+        try:
+            self._tool(tool, args, result, None if error is None else error_text(error), call_id)
+        except Exception as exc:  # the host's clock failed, say: reported, never raised into the agent
+            self._report(exc, "run.tool")
+
+    def _tool(self, tool: object, args: Any, result: Any, error: str | None, call_id: object) -> None:
+        name = text_of(tool)
         at = self._memory.now()
         with self._lock:
             if self._done:
                 return
             attempt = self._attempts[-1]
-            if tool in attempt.failed_tools:  # the tool that failed is tried again: that is a new attempt
+            if name in attempt.failed_tools:  # the tool that failed is tried again: that is a new attempt
                 if len(self._attempts) < self._limits.max_attempts:
-                    attempt = _RawAttempt()
+                    attempt = RawAttempt()
                     self._attempts.append(attempt)
                 else:
                     self._attempt_refused()
@@ -152,9 +139,15 @@ class RunRecorder:
                         "run.tool",
                     )
                 return
-            attempt.calls.append(_RawCall(str(tool), args, result, error, call_id, at))
+            where = f"attempts[{len(self._attempts) - 1}].calls[{len(attempt.calls)}].tool"
+            known = call_id if call_id is None or type(call_id) is str else text_of(call_id)
+            attempt.calls.append(RawCall(name, args, result, error, known, at))
             if error is not None:
-                attempt.failed_tools.add(tool)
+                attempt.failed_tools.add(name)
+        if not isinstance(tool, str):
+            self._report(
+                ValidationError(where, f"must be a string, got {type(tool).__name__}; kept as text"), "run.tool"
+            )
 
     def next_attempt(self) -> None:
         """The task is being tried again: later tool calls belong to a new attempt."""
@@ -164,7 +157,7 @@ class RunRecorder:
             if len(self._attempts) >= self._limits.max_attempts:
                 self._attempt_refused("run.next_attempt")
                 return
-            self._attempts.append(_RawAttempt())
+            self._attempts.append(RawAttempt())
 
     def _attempt_refused(self, where: str = "run.tool") -> None:
         """An attempt past the limit: its calls join the last one; reported once, as calls past theirs are."""
@@ -175,28 +168,34 @@ class RunRecorder:
 
     def fail(self, error: str | BaseException) -> None:
         """The current attempt failed as a whole (it raised, or gave up)."""
-        text = f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error)
+        text = error_text(error)  # never raises, even when the exception's own ``__str__`` does
         with self._lock:
             if not self._done:
                 self._attempts[-1].error = text
 
     def check(self, id: str, passed: bool | None, detail: str = "") -> None:
-        """The host's own check: True passes, False fails, None means *do not store this run*."""
+        """The host's own check: True passes, False fails, None means *do not store this run*. Any
+        other answer is reported and stores nothing either (``"false"`` is truthy: read as an answer, a
+        failed check would be stored as a pass)."""
+        try:
+            name = clean_name(text_of(id))
+            answer = bool(passed) if passed is not None and is_verdict(passed) else None
+            note = "" if detail is None or answer is None else trimmed(text_of(detail), 500)[0]
+        except Exception as exc:
+            self._report(exc, "run.check")
+            return
         with self._lock:
             if self._done:
                 return
-            if passed is None:
+            if answer is None:
                 self._abstained = True
-                return
-            try:
-                if not is_verdict(passed):  # "false" would be truthy: a failed check stored as a pass
-                    raise ValidationError("check.passed", f"must be True, False or None, got {passed!r:.40}")
-                name = clean_name(id)
-                self._checks.append((name, bool(passed), "" if detail is None else trimmed(str(detail), 500)[0]))
-                if not passed:
+            else:
+                self._checks.append((name, answer, note))
+                if not answer:
                     self._attempts[-1].failed_checks.append(name)
-            except ValidationError as exc:
-                self._report(exc, "run.check")
+        if answer is None and passed is not None:
+            rule = f"must be True, False or None, got {shown(passed):.40}; the run is not stored"
+            self._report(ValidationError(f"checks[{name:.60}].passed", rule), "run.check")
 
     # -- what the run is given (the agent's thread: never raises) ------------------------
 
@@ -333,7 +332,7 @@ class RunRecorder:
             evidence=tuple(Evidence(name, passed, "check", scrub_text(text)[:500]) for name, passed, text in checks),
         )
 
-    def _sanitized_call(self, attempt: int, n: int, call: _RawCall) -> ToolCall:
+    def _sanitized_call(self, attempt: int, n: int, call: RawCall) -> ToolCall:
         clean, problems = clean_call(
             call.tool,
             call.args,
@@ -360,10 +359,10 @@ class RunRecorder:
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        """Finishes in this thread: in async code, ``async with`` finishes off the event loop."""
-        if exc is not None:
-            self.fail(exc)
-        self.finish()
+        """Finishes in this thread: in async code, ``async with`` finishes off the event loop. The block's
+        exception propagates unchanged."""
+        if self._left(exc):
+            self.finish()
 
     async def __aenter__(self) -> RunRecorder:
         return self
@@ -372,9 +371,20 @@ class RunRecorder:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         """As leaving a ``with`` block, with the finish run by the async face's threads."""
-        if exc is not None:
-            self.fail(exc)
-        await (self._aio or self._memory.aio).finish(self)
+        if self._left(exc):
+            await (self._aio or self._memory.aio).finish(self)
+
+    def _left(self, exc: BaseException | None) -> bool:
+        """The block was left with ``exc``: whether to finish the run. An interrupt or a cancellation (a
+        BaseException that is not an Exception) abandons it: the run was stopped, not done, so it teaches
+        nothing; an Exception is the attempt's failure."""
+        if exc is None:
+            return True
+        if not isinstance(exc, Exception):
+            self.abandon()
+            return False
+        self.fail(exc)
+        return True
 
     @property
     def experience(self) -> Experience | None:

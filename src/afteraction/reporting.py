@@ -2,9 +2,11 @@
 
 ``on_error`` may be a plain function or an ``async def`` one (anything returning an awaitable): an
 awaitable is run, never dropped. It is scheduled on the event loop the memory's async face is used from
-when that loop is running (``asyncio.run_coroutine_threadsafe``; the reporting thread does not wait for
-it), else on the loop running in the reporting thread, else run to its end in the reporting thread
-(``asyncio.run``). A handler that fails, at once or when awaited, is logged with the failure it was given.
+when that loop is running, else on the loop running in the reporting thread, else run to its end in the
+reporting thread (``asyncio.run``). A report handed to the face's loop from another thread is waited for
+only until that loop takes it up (at most ``HANDOFF`` seconds; never until it ends): when the loop stops
+or closes first, as at the end of ``asyncio.run``, it would never run it, so the reporting thread runs it
+itself. A handler that fails, at once or when awaited, is logged with the failure it was given.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
-from concurrent.futures import Future
+import threading
+import time
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 __all__ = ["ErrorHandler", "deliver", "log_error"]
@@ -22,7 +25,11 @@ __all__ = ["ErrorHandler", "deliver", "log_error"]
 ErrorHandler = Callable[[BaseException, str], Any]
 
 _log = logging.getLogger("afteraction")
-_pending: set[asyncio.Task[Any]] = set()  # reports scheduled on a loop in this thread: kept until done
+_pending: set[asyncio.Task[Any]] = set()  # reports scheduled on a loop: kept until done
+
+#: Seconds a reporting thread waits for another thread's loop to take its report up (a busy loop takes it later).
+HANDOFF = 0.25
+_POLL = 0.005
 
 
 def log_error(exc: BaseException, where: str) -> None:
@@ -55,22 +62,60 @@ def _await(answer: Awaitable[Any], exc: BaseException, where: str, loop: asyncio
         here: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
     except RuntimeError:
         here = None
-    target = loop if loop is not None and loop.is_running() else here
-    if target is None:  # no loop anywhere: this thread waits for the report, as it would for a plain handler
-        asyncio.run(_awaited(answer))
+    elsewhere = loop if loop is not None and loop is not here and loop.is_running() else None  # another thread's
+    if elsewhere is not None and _handed_over(answer, exc, where, elsewhere, wait=here is None):
         return
+    if here is not None:  # the loop's own thread (a plain ``with`` block, a recording call): never block it
+        _schedule(here, _awaited(answer), exc, where)
+    else:  # no loop anywhere: this thread waits for the report, as it would for a plain handler
+        asyncio.run(_awaited(answer))
 
-    def checked(done: Future[Any] | asyncio.Future[Any]) -> None:
+
+def _handed_over(
+    answer: Awaitable[Any], exc: BaseException, where: str, loop: asyncio.AbstractEventLoop, *, wait: bool
+) -> bool:
+    """Hands the report to another thread's running ``loop``; False when that loop will not run it (it is
+    closed, or stopped before it took the report up), for this thread to run it instead. ``wait``: this
+    thread may wait for the loop to take it (not when a loop of its own runs here)."""
+    taken = threading.Event()
+    claim = threading.Lock()
+
+    def take() -> bool:  # the loop and this thread race for the report: the first one runs it
+        with claim:
+            first = not taken.is_set()
+            taken.set()
+        return first
+
+    async def on_the_loop() -> Any:
+        return await answer if take() else None
+
+    def start() -> None:  # a plain callback: dropped unrun by a loop that closes, it leaves no coroutine behind
+        if not taken.is_set():
+            _schedule(loop, on_the_loop(), exc, where)
+
+    try:
+        loop.call_soon_threadsafe(start)
+    except RuntimeError:  # closed since we looked
+        return False
+    deadline = time.monotonic() + HANDOFF
+    while wait and not taken.wait(_POLL) and loop.is_running() and time.monotonic() < deadline:
+        pass
+    return loop.is_running() or not take()  # still running: the loop takes it when it gets to it
+
+
+def _schedule(
+    loop: asyncio.AbstractEventLoop, report: Coroutine[Any, Any, Any], exc: BaseException, where: str
+) -> None:
+    """Runs ``report`` as a task of ``loop`` (called in the loop's thread), kept until done."""
+
+    def checked(done: asyncio.Future[Any]) -> None:
         if not done.cancelled() and done.exception() is not None:
             _failed(done.exception(), exc, where)  # type: ignore[arg-type]
 
-    if target is here:  # the loop's own thread (a plain ``with`` block, a recording call): never block it
-        task = target.create_task(_awaited(answer))
-        _pending.add(task)
-        task.add_done_callback(_pending.discard)
-        task.add_done_callback(checked)
-    else:
-        asyncio.run_coroutine_threadsafe(_awaited(answer), target).add_done_callback(checked)
+    task = loop.create_task(report)
+    _pending.add(task)
+    task.add_done_callback(_pending.discard)
+    task.add_done_callback(checked)
 
 
 async def _awaited(answer: Awaitable[Any]) -> Any:

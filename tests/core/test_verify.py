@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 
 from afteraction.core import verify as v
-from afteraction.model import Attempt, Evidence
+from afteraction.errors import ValidationError
+from afteraction.model import Attempt, Evidence, Run
 from tests.builders import call, refund_run
 
 
@@ -101,3 +102,32 @@ def test_http_status_classifier(result: object, error: str | None, passed: bool)
 
 def test_classifier_without_a_code_abstains() -> None:
     assert v.verify(refund_run(checks=()), [v.http_status("run_refund_check")]) is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "got"),
+    [
+        (True, "got bool"),
+        ("yes", "got str"),
+        ({"refund-issued": True}, "got dict"),
+        ([True], "got a list holding bool"),
+        ((Evidence("ok", True), "ok"), "got a tuple holding str"),
+    ],
+)
+def test_a_verifier_answering_the_wrong_shape_is_named_with_the_rule(answer: object, got: str) -> None:
+    def wrong(run: Run) -> tuple[Evidence, ...] | None:
+        return answer  # type: ignore[return-value]
+
+    with pytest.raises(ValidationError) as caught:
+        v.verify(refund_run(checks=()), [v.tool_succeeded("run_refund_check"), wrong])
+    assert caught.value.field == "verify[1]"
+    assert caught.value.rule == f"must return a tuple of Evidence or None, {got}"
+    for combine in (v.all_of, v.any_of):
+        with pytest.raises(ValidationError) as caught:
+            v.verify(refund_run(checks=()), [combine(v.check("yes", lambda r: True), wrong)])
+        assert caught.value.field == f"{combine.__name__}[1]"
+
+
+def test_a_list_of_evidence_is_an_answer() -> None:
+    verdict = v.verify(refund_run(checks=()), [lambda run: [Evidence("ok", True)]])  # type: ignore[list-item,return-value]
+    assert verdict is not None and verdict.passed and verdict.checks == ("ok",)

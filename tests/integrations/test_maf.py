@@ -161,6 +161,19 @@ def test_checks_that_return_none_store_nothing_and_a_non_mapping_is_named() -> N
     assert where == "maf.checks" and isinstance(error, aa.ValidationError) and error.field == "checks"
 
 
+def test_a_check_answered_with_no_verdict_stores_nothing_and_is_named() -> None:
+    s = Setup(
+        FIX,
+        checks=lambda response: {"refund-issued": "false"},
+        verify=[aa.verify.tool_succeeded("run_refund_check")],  # passes: alone it would teach a Validated lesson
+    )
+    s.run(TASK)
+    assert s.lessons() == []
+    ((error, where),) = s.errors
+    assert where == "run.check" and isinstance(error, aa.ValidationError)
+    assert error.field == "checks[refund-issued].passed"
+
+
 class BrokenStore(MemoryStore):
     def put(self, *args: Any, **kwargs: Any) -> bool:
         raise aa.StoreError("disk full")

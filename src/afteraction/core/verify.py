@@ -2,7 +2,8 @@
 
 A verifier is a callable ``(run) -> tuple[Evidence, ...] | None``; ``None`` abstains, and an
 abstention anywhere means *no verdict*: nothing is stored. A failing required piece of
-evidence dominates any number of passes.
+evidence dominates any number of passes. Any other answer is a ValidationError naming the
+verifier (``verify[0]``; ``all_of[1]`` or ``any_of[1]`` inside those).
 """
 
 from __future__ import annotations
@@ -91,11 +92,11 @@ def all_of(*verifiers: Verifier) -> Verifier:
 
     def verifier(run: Run) -> tuple[Evidence, ...] | None:
         found: list[Evidence] = []
-        for inner in verifiers:
+        for i, inner in enumerate(verifiers):
             evidence = inner(run)
             if evidence is None:
                 return None
-            found.extend(evidence)
+            found.extend(_evidence(evidence, f"all_of[{i}]"))
         return tuple(found)
 
     return verifier
@@ -106,7 +107,8 @@ def any_of(*verifiers: Verifier) -> Verifier:
     Abstains when none passes and one abstained."""
 
     def verifier(run: Run) -> tuple[Evidence, ...] | None:
-        results = [inner(run) for inner in verifiers]
+        answers = [inner(run) for inner in verifiers]
+        results = [None if r is None else _evidence(r, f"any_of[{i}]") for i, r in enumerate(answers)]
         if any(r is not None and _passes(r) for r in results):
             return tuple(
                 e if e.passed else Evidence(e.id, False, e.method, e.detail, e.approver, required=False)
@@ -119,6 +121,18 @@ def any_of(*verifiers: Verifier) -> Verifier:
         return tuple(e for r in results if r is not None for e in r)
 
     return verifier
+
+
+def _evidence(found: object, field: str) -> tuple[Evidence, ...]:
+    """A verifier's answer that is not None, checked: a tuple (or list) of Evidence."""
+    if isinstance(found, (tuple, list)):
+        wrong = next((e for e in found if not isinstance(e, Evidence)), None)
+        if wrong is None:
+            return tuple(found)
+        got = f"a {type(found).__name__} holding {type(wrong).__name__}"
+    else:
+        got = type(found).__name__
+    raise ValidationError(field, f"must return a tuple of Evidence or None, got {got}")
 
 
 def _passes(evidence: Sequence[Evidence]) -> bool:
@@ -189,11 +203,11 @@ def verify(run: Run, verifiers: Sequence[Verifier] = ()) -> Verdict | None:
     # A check recorded again (in a later attempt) supersedes its earlier result.
     latest = {e.id: e for e in run.evidence}
     evidence: list[Evidence] = list(latest.values())
-    for verifier in verifiers:
+    for i, verifier in enumerate(verifiers):
         found = verifier(run)
         if found is None:
             return None
-        evidence.extend(found)
+        evidence.extend(_evidence(found, f"verify[{i}]"))
     if not evidence:
         return None
     return Verdict(passed=_passes(evidence), evidence=tuple(evidence))
