@@ -204,3 +204,23 @@ def test_an_agent_calling_itself_through_a_tool_is_two_runs() -> None:
         span(3, "invoke_agent a", 2, 11, 89, **agent),
     )
     assert [c.tool for c in outer.calls] == ["ask_a"] and inner.parent_id == outer.id
+
+
+def test_a_model_calls_usage_keeps_only_what_its_conventions_allow() -> None:
+    """Token counts were stored as sent ("abc", -7, 1.5, true), so a sum of them failed or lied."""
+    agent = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"}
+    calls = []
+    for n, (model, tokens_in, tokens_out) in enumerate(
+        [("gpt-x", 57, "13"), (123, "abc", -7), ("gpt-y", 1.5, True), ("gpt-z", [3], "99999999999999999999")]
+    ):
+        usage = {"gen_ai.usage.input_tokens": tokens_in, "gen_ai.usage.output_tokens": tokens_out}
+        attrs = {"gen_ai.operation.name": "chat", "gen_ai.request.model": model, **usage}
+        calls.append(span(n + 2, "chat", 1, 10 + n, 11 + n, **attrs))
+    events = map_spans([span(1, "invoke_agent a", None, 0, 100, **agent), *calls]).events
+    found = [e.payload["model_call"] for e in events if "model_call" in e.payload]
+    assert found == [
+        {"operation": "chat", "model": "gpt-x", "input_tokens": 57, "output_tokens": 13},
+        {"operation": "chat"},
+        {"operation": "chat", "model": "gpt-y"},
+        {"operation": "chat", "model": "gpt-z"},
+    ]

@@ -75,11 +75,24 @@ class Mapped:
     errors: tuple[str, ...] = ()
 
 
+def _usage(key: str, value: object) -> Any:
+    """A model call's attribute as kept: token counts as non-negative integers (a string of digits
+    read as one), the model and the provider as text, finish reasons decoded; anything else None
+    (dropped: a sum of tokens must not meet ``"abc"``, ``-7``, ``1.5`` or ``true``)."""
+    if key == "finish_reasons":
+        return loads(value)
+    if key.endswith("_tokens"):
+        if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 18:
+            return int(value)
+        return value if type(value) is int and value >= 0 else None
+    return value if isinstance(value, str) else None
+
+
 def time_text(nanos: int) -> str:
     """Unix nanoseconds as RFC 3339 in UTC, to the nanosecond."""
     seconds, rest = divmod(nanos, 1_000_000_000)
     whole = datetime.fromtimestamp(seconds, tz=timezone.utc)
-    return whole.strftime("%Y-%m-%dT%H:%M:%S") + f".{rest:09d}Z"
+    return f"{whole.year:04d}" + whole.strftime("-%m-%dT%H:%M:%S") + f".{rest:09d}Z"  # %Y: no zeros before 1000
 
 
 def map_spans(spans: Sequence[Span], *, limits: Limits = LIMITS) -> Mapped:
@@ -255,9 +268,9 @@ class _Builder:
             ("output_tokens", "gen_ai.usage.output_tokens"),
             ("finish_reasons", "gen_ai.response.finish_reasons"),
         ):
-            value = span.attributes.get(attribute)
+            value = _usage(key, span.attributes.get(attribute))
             if key not in call and value not in (None, "", "unknown"):
-                call[key] = loads(value) if key == "finish_reasons" else value
+                call[key] = value
         self.event(span, "model", span.end_ns, "task.updated", {"model_call": call})
         error = error_of(span)
         if error is not None:

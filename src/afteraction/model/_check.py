@@ -220,5 +220,7 @@ def optional_time(value: object, field: str) -> datetime | None:
 
 
 def format_time(value: datetime) -> str:
-    """The one textual form of a stored instant: UTC, microseconds, ``Z``."""
-    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """The one textual form of a stored instant: UTC, microseconds, ``Z``; the year always four
+    digits (``%Y`` gives ``999`` for 999 here, which is not RFC 3339 and which ``parse_time`` refuses)."""
+    utc = value.astimezone(timezone.utc)
+    return f"{utc.year:04d}" + utc.strftime("-%m-%dT%H:%M:%S.%fZ")
