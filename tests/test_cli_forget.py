@@ -51,4 +51,4 @@ def test_forget_user_erases_every_lesson_of_that_user_in_the_tenant(tmp_path: Pa
         '{"deleted": 1, "ids": ["alice-1"]}\n'
     )
     code, _, err = cli("forget-user", " alice", "--tenant", "acme", "--db", db)
-    assert code != 0 and "user" in err
+    assert code != 0 and "USER" in err

@@ -158,9 +158,9 @@ def test_an_import_is_written_in_batches_and_all_of_it_is_stored(
 ) -> None:
     """Each batch is its own transaction (other processes wait at most one for the write lock); together they
     store every line, and a second import of the same file adds nothing."""
-    from afteraction.cli import lessons as cli_lessons
+    from afteraction.cli import files as cli_files
 
-    monkeypatch.setattr(cli_lessons, "IMPORT_BATCH", 2)
+    monkeypatch.setattr(cli_files, "IMPORT_BATCH", 2)
     path = tmp_path / "in.jsonl"
     lines = (json.dumps({**MINIMAL, "id": f"legacy-{n}", "task": f"Lesson {n}"}) for n in range(5))
     path.write_text("".join(line + "\n" for line in lines))

@@ -102,7 +102,7 @@ def test_drop_vectors_refuses_the_default_model_unless_forced(db: str) -> None:
     code, out, _ = cli("db", "drop-vectors", DEFAULT, "--db", db, "--force", "--yes", "--json")
     assert code == 0 and json.loads(out)["dropped"] == 2
     assert models(db) == {OLD: (4, 3)}
-    assert cli("db", "drop-vectors", "", "--db", db, "--yes")[2] == "error: model: must be a non-empty string, got ''\n"
+    assert cli("db", "drop-vectors", "", "--db", db, "--yes")[2] == "error: MODEL: must be a non-empty string, got ''\n"
 
 
 WITHOUT_EMBED = """

@@ -12,11 +12,13 @@ import click
 from afteraction.cli.common import (
     _errors,
     _existing,
+    _named,
     _open,
     _schema_errors,
     db_option,
     json_option,
     main,
+    shown,
 )
 from afteraction.errors import ConfigError
 
@@ -42,7 +44,12 @@ def db_status(db: str, as_json: bool) -> None:
     migrations applied and pending. Reads only: nothing is created or migrated.
 
     Exits 0 when up to date, 1 when migrations are pending (run `afteraction db upgrade`), 2
-    when the database cannot be read, is not afteraction's, or is newer than this afteraction."""
+    when the database cannot be read, is not afteraction's, or is newer than this afteraction.
+
+    An SQLite store in a directory this user cannot write is read only while its -wal and -shm
+    files are beside it (SQLite needs them to read a store in WAL mode, and creates them if they
+    are missing): a store closed by its last user has none, and cannot be read there; copy it
+    somewhere writable, or run the command as a user who can write the directory."""
     from afteraction.store.admin import status
 
     found = status(db)
@@ -57,7 +64,7 @@ def db_status(db: str, as_json: bool) -> None:
             else "a blank database"
         )
         state = f"version {found.version}" if found.ours else f"none yet ({blank})"
-        click.echo(f"database: {found.database} ({found.backend})")
+        click.echo(f"database: {shown(found.database)} ({found.backend})")
         click.echo(f"schema:   {state}; this afteraction expects version {found.expected}")
         for m in found.applied:
             click.echo(f"  applied  {m.name}  {m.applied_at.isoformat(timespec='seconds')}")
@@ -137,6 +144,7 @@ def db_index_tenants(db: str, min_vectors: int | None, as_json: bool) -> None:
 @click.option("--tenant", default=None, help="Only this tenant's vectors.")
 @json_option
 @_schema_errors
+@_named(tenant="--tenant")
 def db_vectors(db: str, tenant: str | None, as_json: bool) -> None:
     """List the embedding models with vectors in the store: each one's dimension, its vectors and
     how many of them are current (made from their lesson's current revision; the others are
@@ -156,11 +164,11 @@ def db_vectors(db: str, tenant: str | None, as_json: bool) -> None:
         click.echo(json.dumps({"default_model": default, "models": models}, ensure_ascii=False))
         return
     if found:
-        width = max(len("model"), *(len(m.model) for m in found))
+        width = max(len("model"), *(len(shown(m.model)) for m in found))
         click.echo(f"{'model':<{width}}  {'dimension':>9}  {'vectors':>11}  {'current':>11}")
         for m in found:
             mark = "  (default)" if m.model == default else ""
-            click.echo(f"{m.model:<{width}}  {m.dimension:>9}  {m.vectors:>11,}  {m.current:>11,}{mark}")
+            click.echo(f"{shown(m.model):<{width}}  {m.dimension:>9}  {m.vectors:>11,}  {m.current:>11,}{mark}")
     else:
         click.echo("no vectors stored" + (f" for tenant {tenant!r}" if tenant is not None else ""))
     if default is not None and all(m.model != default for m in found):
@@ -175,6 +183,7 @@ def db_vectors(db: str, tenant: str | None, as_json: bool) -> None:
 @click.option("--force", is_flag=True, help="Drop even the default embedder's model's vectors.")
 @json_option
 @_schema_errors
+@_named(model="MODEL", tenant="--tenant")
 def db_drop_vectors(model: str, db: str, tenant: str | None, yes: bool, force: bool, as_json: bool) -> None:
     """Delete every vector of the embedding model MODEL (of one tenant with --tenant) and what
     serves only them: an SQLite store's index files beside the database; in PostgreSQL, the
@@ -201,7 +210,7 @@ def db_drop_vectors(model: str, db: str, tenant: str | None, yes: bool, force: b
         )
     count = sum(m.vectors for m in vector_models(db, tenant=tenant) if m.model == model)
     where = "every tenant" if tenant is None else f"tenant {tenant!r}"
-    click.echo(f"{count:,} vector(s) of {model} ({where}) to drop", err=as_json)
+    click.echo(f"{count:,} vector(s) of {shown(model)} ({where}) to drop", err=as_json)
     if count and not yes:
         try:
             confirmed = click.confirm("drop them?", err=True)
@@ -215,7 +224,7 @@ def db_drop_vectors(model: str, db: str, tenant: str | None, yes: bool, force: b
     if as_json:
         click.echo(json.dumps({"model": model, "tenant": tenant, "dropped": dropped}, ensure_ascii=False))
     else:
-        click.echo(f"dropped {dropped:,} vector(s) of {model}")
+        click.echo(f"dropped {dropped:,} vector(s) of {shown(model)}")
 
 
 def _default_model() -> str | None:
@@ -237,6 +246,7 @@ def _default_model() -> str | None:
 @click.option("--rebuild-index", is_flag=True, help="Rebuild the vector index from the stored vectors, even if valid.")
 @json_option
 @_errors
+@_named(tenant="--tenant")
 def reindex(db: str, batch: int, tenant: str | None, rebuild_index: bool, as_json: bool) -> None:
     """Embed every lesson that has no vector of the default embedding model yet (the `embed`
     extra), then bring the vector index beside the database up to date.
@@ -250,8 +260,9 @@ def reindex(db: str, batch: int, tenant: str | None, rebuild_index: bool, as_jso
     from afteraction.embed import default_embedder
     from afteraction.reindex import count_missing
     from afteraction.reindex import reindex as run
-    from afteraction.store.base import VectorStore
+    from afteraction.store.base import VectorStore, check_names
 
+    check_names(None, tenant)  # before the progress bar starts
     embedder = default_embedder()
     with _open(db) as memory:
         total = count_missing(memory.store, embedder.model_id, tenant)
@@ -268,14 +279,14 @@ def reindex(db: str, batch: int, tenant: str | None, rebuild_index: bool, as_jso
     else:
         click.echo(f"embedded {report.embedded} with {report.model}; changed while embedding {report.changed}")
         for failed in report.failed:
-            click.echo(f"failed: {failed.records} from {'/'.join(failed.first)} to {'/'.join(failed.last)}: "
-                       f"{failed.error}")  # fmt: skip
+            click.echo(shown(f"failed: {failed.records} from {'/'.join(failed.first)} to {'/'.join(failed.last)}: "
+                             f"{failed.error}"))  # fmt: skip
         for state in report.indexes:
             how = "built now" if state.built else "up to date"
             why = f" (the saved one was not used: {state.reason})" if state.built and state.reason else ""
-            click.echo(f"index {state.tenant}: {state.kind}, {state.vectors} vectors, {how}{why}")
+            click.echo(f"index {shown(state.tenant)}: {state.kind}, {state.vectors} vectors, {how}{shown(why)}")
         for other in others:  # a superseded model's vectors: search never reads them
-            click.echo(f"{other.vectors} vectors of another model are unused: {other.model} "
-                       f"(`afteraction db drop-vectors {other.model}` removes them)")  # fmt: skip
+            click.echo(f"{other.vectors} vectors of another model are unused: {shown(other.model)} "
+                       f"(`afteraction db drop-vectors {shown(other.model)}` removes them)")  # fmt: skip
     if report.failed:
         sys.exit(1)

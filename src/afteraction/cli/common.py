@@ -81,13 +81,39 @@ def _mapped(fn: F, *, failure: int) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except AfterActionError as exc:
-            click.echo(f"error: {exc}", err=True)
+        except AfterActionError as exc:  # each line through shown(): a message may quote a stored or typed value
+            click.echo("error: " + "\n".join(shown(line) for line in str(exc).split("\n")), err=True)
             sys.exit(2 if isinstance(exc, (ValidationError, ConfigError)) else failure)
 
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
     return wrapper  # type: ignore[return-value]
+
+
+#: A library parameter a ValidationError names: ``k``, or an item of one, ``ids[1]``.
+_PARAMETER = re.compile(r"([a-z_]+)(?:\[[0-9]+\])?")
+
+
+def _named(**options: str) -> Callable[[F], F]:
+    """Name the option the user typed in a library's ValidationError, not the parameter it was
+    passed as: ``@_named(k="-k")`` turns ``k: must be ...`` into ``-k: must be ...`` (and
+    ``ids[1]: ...`` into ``SESSION_ID: ...`` for ``ids="SESSION_ID"``). Goes under ``_errors``."""
+
+    def decorate(fn: F) -> F:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except ValidationError as exc:
+                found = _PARAMETER.fullmatch(exc.field)
+                if found is None or found[1] not in options:
+                    raise
+                raise ValidationError(options[found[1]], exc.rule) from None
+
+        wrapper.__name__ = fn.__name__
+        wrapper.__doc__ = fn.__doc__
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
 #: A one-shot command that searches waits this long for the embedding model to load (an agent
@@ -96,16 +122,25 @@ SEARCH_BUDGET = 30.0
 
 
 def _existing(db: str) -> None:
-    """ConfigError when ``db`` names an SQLite file that is not there. A command that only reads
+    """ConfigError when ``db`` names an SQLite file that is not there, or is empty (0 bytes, no
+    write-ahead log: no store has ever been written to it). A command that only reads
     (or changes what is stored) would otherwise create an empty store, and its directories, at a
     mistyped path and report that it found nothing."""
     backend, target = locate(db)
-    if backend == "sqlite" and not Path(target).exists():
-        raise ConfigError(
-            f"--db: there is no store at {target!r} (nothing was ever recorded there); check the path or "
-            "AFTERACTION_DATABASE_URL. A store is created by the first run recorded into it, or by "
-            "`afteraction import` or `afteraction db upgrade`"
-        )
+    if backend != "sqlite":
+        return
+    path = Path(target).expanduser()
+    wal = Path(f"{path}-wal")
+    if not path.exists():
+        where = f"there is no store at {target!r}"
+    elif path.is_file() and path.stat().st_size == 0 and (not wal.exists() or wal.stat().st_size == 0):
+        where = f"{target!r} is an empty file, not a store"  # SQLite would make it one: a typo would pass unseen
+    else:
+        return
+    raise ConfigError(
+        f"--db: {where} (nothing was ever recorded there); check the path or AFTERACTION_DATABASE_URL. A store "
+        "is created by the first run recorded into it, or by `afteraction import` or `afteraction db upgrade`"
+    )
 
 
 def _open(db: str, *, search: bool = False, create: bool = False) -> Memory:

@@ -6,12 +6,17 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING
 
 import click
 
-from afteraction.cli.common import _errors, _existing, db_option, json_option, main
-from afteraction.errors import ValidationError
+from afteraction.cli.common import _errors, _existing, _named, db_option, json_option, main
+from afteraction.errors import AfterActionError, ConfigError, ValidationError
 from afteraction.model._check import parse_time
+from afteraction.store.base import check_names
+
+if TYPE_CHECKING:
+    from afteraction.store.events import EventStore
 
 _AGE = re.compile(r"([0-9]{1,6})([dh])")
 
@@ -29,7 +34,24 @@ def cutoff(before: str | None, older_than: str | None, now: datetime) -> datetim
             "--older-than", f"must be a number of days or hours such as 30d or 12h, got {older_than!r}"
         )
     count, unit = int(found[1]), found[2]
-    return now - (timedelta(days=count) if unit == "d" else timedelta(hours=count))
+    try:
+        return now - (timedelta(days=count) if unit == "d" else timedelta(hours=count))
+    except OverflowError:  # 800000d: before the year 1, the first a time can name
+        raise ValidationError("--older-than", f"reaches back before the year 1, got {older_than!r}") from None
+
+
+def _opened(db: str) -> EventStore:
+    """The event store ``db`` names. Any error opening it (no store there, not afteraction's, newer than this code,
+    unreachable) is a ConfigError: the command exits 2, keeping 1 for a deletion that fails."""
+    from afteraction.store.events import open_events
+
+    _existing(db)
+    try:
+        return open_events(db)
+    except (ConfigError, ValidationError):
+        raise
+    except AfterActionError as exc:  # a StoreError: exits 2 as a ConfigError does, with the same message
+        raise ConfigError(str(exc)) from exc
 
 
 @main.group()
@@ -51,19 +73,19 @@ def events() -> None:
 @db_option
 @json_option
 @_errors
+@_named(tenant="--tenant")
 def events_prune(before: str | None, older_than: str | None, tenant: str | None, db: str, as_json: bool) -> None:
     """Delete every session whose last event is before --before (or older than --older-than),
     with all its events, of one tenant or (without --tenant) of every tenant, in one
     transaction. It does not ask first: run it from a schedule. An event of a deleted session
     sent again is stored again.
 
-    Exits 0 (also when nothing was old enough), 2 on a bad time or when the database cannot be
-    opened; in PostgreSQL the role needs DELETE on the event tables (the error names the GRANT)."""
-    from afteraction.store.events import open_events
-
+    Exits 0 (also when nothing was old enough), 2 on a bad time or --tenant or when the database
+    cannot be opened, 1 when the deletion fails: in PostgreSQL the role needs DELETE on the event
+    tables (the error names the GRANT)."""
     end = cutoff(before, older_than, datetime.now(timezone.utc))
-    _existing(db)
-    store = open_events(db)
+    check_names(None, tenant)
+    store = _opened(db)
     try:
         deleted = store.prune(tenant, end)
     finally:
@@ -81,14 +103,14 @@ def events_prune(before: str | None, older_than: str | None, tenant: str | None,
 @db_option
 @json_option
 @_errors
+@_named(tenant="--tenant", ids="SESSION_ID")
 def events_delete(session_ids: tuple[str, ...], tenant: str, db: str, as_json: bool) -> None:
     """Delete the sessions SESSION_ID... of --tenant, with all their events, in one transaction.
     Their child sessions stay. Exits 0 whether or not such sessions were stored (deleting again
-    is no error); the output says how many went."""
-    from afteraction.store.events import open_events
-
-    _existing(db)
-    store = open_events(db)
+    is no error; the output says how many went), 2 on a blank SESSION_ID or --tenant or when the
+    database cannot be opened, 1 when the deletion fails (as `events prune`)."""
+    check_names(None, tenant)
+    store = _opened(db)
     try:
         deleted = store.delete_sessions(tenant, list(session_ids))
     finally:

@@ -10,10 +10,12 @@ import click
 from afteraction.cli.common import (
     _errors,
     _existing,
+    _named,
     db_option,
     json_option,
     main,
     secret_file_option,
+    shown,
 )
 from afteraction.core.redact import redact_url
 from afteraction.errors import ConfigError
@@ -45,16 +47,21 @@ def serve(db: str, host: str, port: int, dev: bool, vectors: bool, secret_file: 
     Every request but /health, /ready and /openapi.json needs an API key (`Authorization: Bearer
     <key>`, from `afteraction keys create`), and a server secret is required (AFTERACTION_SERVER_SECRET, or a file:
     --secret-file / AFTERACTION_SERVER_SECRET_FILE). With --dev there are no keys: every request
-    is tenant 'dev', and only a loopback address is allowed."""
+    is tenant 'dev', and only a loopback address is allowed. Ctrl-C stops it (exit 0)."""
     from afteraction.server import is_loopback
     from afteraction.server import serve as run
+    from afteraction.store.admin import status
 
     if dev and not is_loopback(host):
         raise ConfigError(f"--dev runs without API keys, so only on a loopback address; got --host {host!r}")
     secret = None if dev else ServerSecret.require(os.environ, secret_file)
+    status(db)  # reads only: a database that cannot be served (not afteraction's, newer) is said before "serving"
     mode = "development mode: tenant 'dev', no API keys" if dev else "API keys required"
-    click.echo(f"afteraction: serving {redact_url(db)} on http://{host}:{port} ({mode})")
-    run(db, host=host, port=port, dev=dev, secret=secret, vectors=vectors)
+    click.echo(f"afteraction: serving {shown(redact_url(db))} on http://{shown(host)}:{port} ({mode})")
+    try:
+        run(db, host=host, port=port, dev=dev, secret=secret, vectors=vectors)
+    except KeyboardInterrupt:  # Ctrl-C is how it is stopped: the server has shut down cleanly by now
+        return
 
 
 @main.group()
@@ -103,6 +110,10 @@ def keys() -> None:
 @db_option
 @json_option
 @_errors
+@_named(
+    tenant="--tenant", project="--project", name="--name", rate="--rate", burst="--burst",
+    event_rate="--event-rate", event_burst="--event-burst",
+)  # fmt: skip
 def keys_create(tenant: str, project: str | None, scopes: str, rate: str | None, burst: int | None,
                 event_rate: str | None, event_burst: int | None, legacy_signatures: bool, require_signatures: bool,
                 name: str | None, secret_file: str | None, db: str, as_json: bool) -> None:  # fmt: skip
@@ -139,11 +150,14 @@ def keys_create(tenant: str, project: str | None, scopes: str, rate: str | None,
 @db_option
 @json_option
 @_errors
+@_named(tenant="--tenant")
 def keys_list(tenant: str | None, db: str, as_json: bool) -> None:
     """List keys by tenant, oldest first: ids, scopes, limits and state; never a secret."""
     from afteraction.store import open_store
+    from afteraction.store.base import check_names
     from afteraction.store.keys import open_keys
 
+    check_names(None, tenant)
     _existing(db)
     store = open_store(db)
     try:
@@ -162,7 +176,7 @@ def keys_list(tenant: str | None, db: str, as_json: bool) -> None:
             rate += f"  {key.event_rate:g} events/s burst {key.event_burst}"
         state = f"revoked {data['revoked_at']}" if key.revoked_at else "active"
         where = key.tenant + (f"/{key.project}" if key.project else "")
-        click.echo(f"{key.id}  {where}  {','.join(data['scopes'])}  {rate}  {state}  {key.name or ''}".rstrip())
+        click.echo(shown(f"{key.id}  {where}  {','.join(data['scopes'])}  {rate}  {state}  {key.name or ''}".rstrip()))
 
 
 @keys.command(name="revoke")
@@ -170,6 +184,7 @@ def keys_list(tenant: str | None, db: str, as_json: bool) -> None:
 @click.option("--tenant", default=None, help="Refuse unless the key belongs to this tenant.")
 @db_option
 @_errors
+@_named(tenant="--tenant")
 def keys_revoke(key_id: str, tenant: str | None, db: str) -> None:
     """Revoke the key KEY_ID: from now on it authenticates nothing (it stays listed)."""
     from datetime import datetime, timezone
@@ -183,4 +198,4 @@ def keys_revoke(key_id: str, tenant: str | None, db: str) -> None:
         key = open_keys(store).revoke(key_id, at=datetime.now(timezone.utc), tenant=tenant)
     finally:
         store.close()
-    click.echo(f"revoked {key.id} (tenant {key.tenant!r})")
+    click.echo(f"revoked {shown(key.id)} (tenant {key.tenant!r})")

@@ -1,0 +1,184 @@
+"""Commands over files of lessons and events: import, export (JSONL of lessons) and validate (AEP events)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+from afteraction.cli.common import _errors, _named, _open, db_option, json_option, main, shown
+from afteraction.errors import ConfigError, ValidationError
+from afteraction.model import Event, Experience
+from afteraction.store.base import check_names
+
+#: Lessons an import writes in one transaction.
+IMPORT_BATCH = 1_000
+
+#: Files are read keeping bytes that are not UTF-8 as lone surrogates, so that such a line is named, not a traceback.
+_READ = click.File("r", encoding="utf-8", errors="surrogateescape")
+
+
+def _lines(handle: IO[str]) -> Iterator[tuple[int, str]]:
+    for number, line in enumerate(handle, start=1):
+        if line.strip():
+            yield number, line
+
+
+def _not_utf8(text: str) -> bool:
+    """Whether text read through ``_READ`` held bytes that are not UTF-8."""
+    return not text.isascii() and any("\udc80" <= char <= "\udcff" for char in text)
+
+
+class _Unreadable(Exception):
+    """A line (or file) whose JSON cannot be read: the message says why, for ``line N: ...``."""
+
+
+def _decoded(text: str) -> Any:
+    """The JSON value of ``text``; _Unreadable for text that is not JSON, is nested deeper than the
+    parser recurses, or holds a number of more digits than Python converts."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _Unreadable(f"not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise _Unreadable("nested too deeply") from None
+    except ValueError as exc:  # int("1" * 5000): "Exceeds the limit (4300 digits) for integer string conversion"
+        raise _Unreadable(f"not JSON ({str(exc).split(':')[0]})") from None
+
+
+@main.command(name="import")
+@click.argument("file", type=_READ)
+@db_option
+@json_option
+@_errors
+def import_(file: IO[str], db: str, as_json: bool) -> None:
+    """Import lessons from FILE (JSONL as `export` writes it; - for stdin), keeping their ids.
+
+    Every line is checked first: if any is bad, nothing is imported. The lessons are then written
+    in batches of 1,000, so that other processes using the store are not held up; an import cut
+    short (a crash) is completed by running it again. The store is created if it is not there yet."""
+    with _open(db, create=True) as memory:
+        now = memory.now()
+        records: list[Experience] = []
+        problems: list[str] = []
+        first: dict[tuple[str, str], int] = {}  # (tenant, id) → the line that holds it
+        for number, line in _lines(file):
+            if _not_utf8(line):
+                problems.append(f"line {number}: is not UTF-8 text")
+                continue
+            try:
+                record = Experience.from_dict(_decoded(line), now=now, strict=True)
+            except (_Unreadable, ValidationError) as exc:
+                problems.append(f"line {number}: {exc}")
+                continue
+            except RecursionError:
+                problems.append(f"line {number}: nested too deeply")
+                continue
+            seen = first.setdefault((record.scope.tenant, record.id), number)
+            if seen != number:  # ids are unique in a tenant: the second would be dropped unseen
+                problems.append(f"line {number}: id {record.id!r} of tenant {record.scope.tenant!r} is on line {seen}")
+            records.append(record)
+        if problems:
+            raise ValidationError(file.name, "nothing imported:\n  " + "\n  ".join(problems[:20]))
+        # written in batches, each its own transaction: another process's runs wait at most one batch for the
+        # write lock (one transaction of 150,000 lessons held it ~12 s; a run's finish gives up after 5)
+        added = sum(memory.add_many(records[at : at + IMPORT_BATCH]) for at in range(0, len(records), IMPORT_BATCH))
+    if as_json:
+        click.echo(json.dumps({"read": len(records), "added": added, "existing": len(records) - added}))
+    else:
+        kept = len(records) - added
+        note = " (a lesson of that id was in the tenant already: the stored one is kept)" if kept else ""
+        click.echo(f"read {len(records)}, added {added}, already present {kept}{note}")
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False, writable=True, allow_dash=True), default="-")
+@click.option("--tenant", default=None, help="Only this tenant's lessons.")
+@db_option
+@_errors
+@_named(tenant="--tenant")
+def export(file: str, tenant: str | None, db: str) -> None:
+    """Export lessons as JSONL to FILE (default: stdout).
+
+    FILE is replaced only once the whole export is written (empty when there is nothing to
+    export); a failed export leaves it as it was."""
+    if os.path.basename(file) in ("", ".", ".."):  # "", "out/": Path() would write a file named "out", or fail
+        raise ValidationError("FILE", f"must name a file (such as lessons.jsonl, or - for stdout), got {file!r}")
+    check_names(None, tenant)
+    with _open(db) as memory:
+        lines = (json.dumps(experience.to_dict(), ensure_ascii=False) + "\n" for experience in memory.export(tenant))
+        if file == "-":
+            for line in lines:
+                click.echo(line, nl=False)
+            return
+        target = Path(file)
+        partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+        try:
+            with partial.open("w", encoding="utf-8") as out:
+                out.writelines(lines)
+            os.replace(partial, target)
+        except OSError as exc:  # a folder that is not there, a full disk, no permission: say which, no traceback
+            raise ConfigError(f"FILE: cannot write {target}: {exc.strerror or exc}") from None
+        finally:
+            with contextlib.suppress(OSError):  # a read-only place has no partial file: its error is the one said
+                partial.unlink(missing_ok=True)
+
+
+@main.command()
+@click.argument("file", type=_READ)
+@db_option
+@json_option
+@_errors
+def validate(file: IO[str], db: str, as_json: bool) -> None:
+    """Validate an events FILE (JSONL, or one JSON array) against AEP 0.2.0.
+
+    Exits 1 when any event is invalid. (--db is accepted for symmetry; nothing is stored.)"""
+    text = file.read()
+    stripped = text.lstrip()
+    items: list[tuple[int, Any, str | None]] = []
+    unit = "item" if stripped.startswith("[") else "line"  # a JSON array's events are counted, not its lines
+    if stripped.startswith("["):
+        if _not_utf8(stripped):
+            raise ValidationError(file.name, "is not UTF-8 text")
+        try:
+            items = [(n, item, None) for n, item in enumerate(_decoded(stripped), start=1)]
+        except _Unreadable as exc:
+            raise ValidationError(file.name, str(exc)) from None
+    else:
+        for number, line in _lines(io.StringIO(text)):
+            if _not_utf8(line):
+                items.append((number, None, "is not UTF-8 text"))
+                continue
+            try:
+                items.append((number, _decoded(line), None))
+            except _Unreadable as exc:
+                items.append((number, None, str(exc)))
+    results: list[dict[str, Any]] = []
+    for number, item, problem in items:
+        if problem is not None:
+            results.append({"line": number, "valid": False, "field": None, "error": problem})
+            continue
+        try:
+            Event.from_dict(item)
+            results.append({"line": number, "valid": True})
+        except ValidationError as exc:
+            results.append({"line": number, "valid": False, "field": exc.field, "error": exc.rule})
+        except RecursionError:
+            results.append({"line": number, "valid": False, "field": None, "error": "nested too deeply"})
+    bad = [r for r in results if not r["valid"]]
+    if as_json:
+        click.echo(json.dumps({"events": len(results), "invalid": len(bad), "results": results}))
+    else:
+        for r in bad:
+            where = f"{r['field']}: " if r["field"] else ""
+            click.echo(shown(f"{unit} {r['line']}: {where}{r['error']}"))
+        click.echo(f"{len(results)} events, {len(results) - len(bad)} valid, {len(bad)} invalid")
+    if bad:
+        sys.exit(1)
