@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from afteraction.errors import ConflictError, NotFoundError
+from afteraction.errors import ConflictError, NotFoundError, ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Experience, Scope, Status
 from afteraction.store import Candidate, MemoryStore, SQLiteStore, Store
 from afteraction.store.postgres import PostgresStore
@@ -309,6 +309,15 @@ def test_lessons_newest_first_with_paging_and_status(store: Store) -> None:
     assert ids(store.lessons(SCOPE, offset=50)) == []
     assert ids(store.lessons(SCOPE, status=Status.QUARANTINED)) == ["exp-1", "exp-3", "exp-5"]
     assert ids(store.lessons(SCOPE, status=Status.QUARANTINED, limit=1, offset=1)) == ["exp-3"]
+
+
+def test_a_page_past_any_store_is_refused_naming_its_bound(store: Store) -> None:
+    store.put(experience("exp-1"))  # 10**20 raised OverflowError in SQLite, ``bigint out of range`` in PostgreSQL
+    for name in ("limit", "offset"):
+        with pytest.raises(ValidationError) as raised:
+            store.lessons(SCOPE, **{name: 10**20})  # type: ignore[arg-type]
+        assert raised.value.field == name
+    assert ids(store.lessons(SCOPE, limit=2**53, offset=0)) == ["exp-1"]
 
 
 def test_count_is_scoped(store: Store) -> None:

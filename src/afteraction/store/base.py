@@ -201,11 +201,19 @@ def check_names(model: str | None, tenant: str | None) -> None:
             raise ValidationError(field, f"must be a non-empty string, got {value!r}")
 
 
+#: The largest ``limit`` or ``offset`` of a page: past any store, and within the 64-bit integers
+#: SQLite and PostgreSQL take (10**20 raised OverflowError there, or ``bigint out of range``).
+MAX_PAGE = 2**53
+
+
 def check_page(limit: int, offset: int) -> bool:
-    """The page rule every backend's ``lessons`` keeps: a negative offset is an error; a
-    limit of 0 or less asks for nothing (False: return no rows)."""
+    """The page rule every backend's ``lessons`` keeps: a negative offset is an error, and so is a
+    limit or offset over ``MAX_PAGE``; a limit of 0 or less asks for nothing (False: no rows)."""
     if offset < 0:
         raise ValidationError("offset", f"must be at least 0, got {offset}")
+    for name, value in (("limit", limit), ("offset", offset)):
+        if value > MAX_PAGE:
+            raise ValidationError(name, f"must be at most {MAX_PAGE}, got {value}")
     return limit > 0
 
 
