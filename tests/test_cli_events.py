@@ -62,8 +62,8 @@ def test_prune_names_a_bad_time_and_deletes_nothing(tmp_path: Path) -> None:
     for args, field in (
         (["--before", "2026-01-01T00:00:00"], "--before"),  # no offset: which instant is meant cannot be known
         (["--older-than", "30 days"], "--older-than"),
-        ([], "--before"),
-        (["--before", "2026-01-01T00:00:00Z", "--older-than", "1d"], "--before"),
+        ([], "--before: give --before TIME or --older-than AGE"),  # said "not both" when neither was given
+        (["--before", "2026-01-01T00:00:00Z", "--older-than", "1d"], "--before: give one of the two, not both"),
     ):
         code, out, err = cli("events", "prune", *args, "--db", db)
         assert code == 2 and out == "" and field in err, (args, err)

@@ -24,7 +24,9 @@ _AGE = re.compile(r"([0-9]{1,6})([dh])")
 def cutoff(before: str | None, older_than: str | None, now: datetime) -> datetime:
     """The instant ``--before`` names, or ``now`` less ``--older-than`` (``30d``, ``12h``): exactly one."""
     if (before is None) == (older_than is None):
-        raise ValidationError("--before", "give either --before TIME or --older-than AGE (such as 30d), not both")
+        neither = before is None
+        rule = "give --before TIME or --older-than AGE (such as 30d)" if neither else "give one of the two, not both"
+        raise ValidationError("--before", rule)
     if before is not None:
         return parse_time(before, "--before")
     assert older_than is not None

@@ -1,0 +1,43 @@
+"""``afteraction validate`` over AEP's own fixtures, each one event written over several lines: a
+valid one passes, an invalid one names its field. They were read as JSONL before, line by line:
+``task-created.json`` gave ``14 events, 0 valid, 14 invalid`` and ``bad-time-format.json`` never
+named ``time``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from afteraction.cli import main
+from tests.conftest import CONFORMANCE
+
+FIXTURES = CONFORMANCE / "aep" / "fixtures"
+
+
+@pytest.mark.parametrize("path", sorted((FIXTURES / "valid").glob("*.json")), ids=lambda p: p.stem)
+def test_each_valid_fixture_is_one_valid_event(path: Path) -> None:
+    done = CliRunner().invoke(main, ["validate", str(path)])
+    assert done.exit_code == 0, done.output
+    assert done.output.strip() == "1 events, 1 valid, 0 invalid"
+
+
+@pytest.mark.parametrize("path", sorted((FIXTURES / "invalid").glob("*.json")), ids=lambda p: p.stem)
+def test_each_invalid_fixture_is_one_invalid_event_named(path: Path) -> None:
+    done = CliRunner().invoke(main, ["validate", str(path)])
+    assert done.exit_code == 1, done.output
+    assert done.output.splitlines()[-1] == "1 events, 0 valid, 1 invalid"
+    assert done.output.startswith("event 1: ")
+
+
+def test_the_time_fixture_names_time_and_jsonl_is_still_read_by_line(tmp_path: Path) -> None:
+    done = CliRunner().invoke(main, ["validate", str(FIXTURES / "invalid" / "bad-time-format.json")])
+    assert done.output.startswith("event 1: time: must be an RFC 3339 date-time")
+    lines = tmp_path / "events.jsonl"
+    event = json.loads((FIXTURES / "valid" / "task-created.json").read_text())
+    lines.write_text(json.dumps(event) + "\n" + json.dumps({**event, "time": "never"}) + "\n")
+    done = CliRunner().invoke(main, ["validate", str(lines)])
+    assert done.exit_code == 1 and done.output.startswith("line 2: time: ")
+    assert done.output.splitlines()[-1] == "2 events, 1 valid, 1 invalid"
