@@ -53,6 +53,13 @@ def test_task_lines_are_joined_before_scrubbing() -> None:
     assert task == "Rotate creds. db password: [REDACTED:secret_assignment], card [REDACTED:card]"
 
 
+def test_task_text_keeps_no_control_character() -> None:
+    """A person's status reason goes through ``clean_task`` too: ESC and BEL were kept, so an OSC 52
+    sequence (``ESC ] 52 ; c ; … BEL``, a terminal's clipboard write) was stored and printed whole."""
+    reason = clean_task("ok\x1b]52;c;ZWNobw==\x07\x1b]0;PWNED\x07 done\x9b2J\x00", LIMITS)
+    assert reason == "ok ]52;c;ZWNobw== ]0;PWNED done 2J"
+
+
 def test_text_far_over_its_limit_is_trimmed_before_it_is_scrubbed() -> None:
     """Found by a resources session: a 1 MB task or error was scrubbed whole in the agent's thread (seconds),
     then cut to a few thousand characters. What is kept is the same; the cut counts every character."""

@@ -57,10 +57,11 @@ def clean_text(text: str, limits: Limits) -> str:
 
 
 def clean_task(text: str, limits: Limits) -> str:
-    """Task text: whitespace folded, then scrubbed (a value on the line below its name, a card across two lines
-    are one line by then), cut at the task limit."""
+    """Task text (a person's status reason too): control characters (a terminal's escape sequences with
+    them) and whitespace folded to single spaces, then scrubbed (a value on the line below its name, a card
+    across two lines are one line by then), cut at the task limit."""
     head, dropped = trimmed(text, limits.max_task)
-    return cut_text(scrub_text(" ".join(head.split())), limits.max_task, cut=dropped)
+    return cut_text(scrub_text(" ".join(_CONTROL.sub(" ", head).split())), limits.max_task, cut=dropped)
 
 
 def clean_name(value: object, limit: int = 200) -> str:
