@@ -1,6 +1,7 @@
 """Deleting records in the SQLite store, beyond the shared contract: their FTS5 and vector rows
 go in the same transaction, the ANN index never returns them (in this process, after reopening,
-and in another store that had the index loaded), and the saved index stays usable."""
+and in another store that had the index loaded), and the saved index goes with them
+(``test_sqlite_forget_index``)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def test_a_deleted_records_text_and_vector_rows_go_with_it(tmp_path: Path) -> No
     assert rows(path, "SELECT count(*) FROM vectors") == 0
 
 
-def test_the_ann_index_never_returns_a_deleted_record_and_its_saved_file_stays_usable(tmp_path: Path) -> None:
+def test_the_ann_index_never_returns_a_deleted_record_and_is_built_again_without_it(tmp_path: Path) -> None:
     path = tmp_path / "memory.db"
     store = SQLiteStore(path, vector_index=SMALL_ANN)
     data = fill(store, 120)
@@ -53,8 +54,8 @@ def test_the_ann_index_never_returns_a_deleted_record_and_its_saved_file_stays_u
     reopened = SQLiteStore(path, vector_index=SMALL_ANN)
     found = top(reopened, data[0], limit=120)
     assert len(found) == 79 and not set(found) & {*GONE, "e00119"}
-    assert kind(reopened) == "ann" and entry(reopened).reason == ""  # type: ignore[attr-defined]
-    assert entry(reopened).builds == 0  # type: ignore[attr-defined]  # the saved index served, not rebuilt
+    assert kind(reopened) == "ann" and entry(reopened).reason == "missing"  # type: ignore[attr-defined]
+    assert entry(reopened).builds == 1  # type: ignore[attr-defined]  # its file went with the deleted vectors
     reopened.close()
 
 

@@ -190,22 +190,18 @@ class SQLiteStore:
         )
 
     def delete(self, scope: Scope, ids: Sequence[str]) -> int:
-        """See ``Store``; the text-search rows go by trigger, the vectors here (``sqlite_delete``)."""
+        """See ``Store``; the text-search rows go by trigger, the vectors and their index files in
+        ``sqlite_delete``."""
         wanted = check_ids(ids)
         if not wanted:
             return 0
-        with self._writing() as db:
-            gone, removed = sqlite_delete.delete(db, scope.tenant, sqlite_delete.by_ids(scope, wanted, _column))
-        sqlite_delete.discard(self.vectors, scope.tenant, removed)
-        return len(gone)
+        chosen = sqlite_delete.by_ids(scope, wanted, _column)
+        return len(sqlite_delete.run(self._writing, self.vectors, scope.tenant, chosen))
 
     def delete_user(self, tenant: str, user: str) -> list[str]:
         """See ``Store``: as ``delete`` does, for every record of the user."""
         tenant, user = check_owner(tenant, user)
-        with self._writing() as db:
-            gone, removed = sqlite_delete.delete(db, tenant, sqlite_delete.by_user(tenant, user))
-        sqlite_delete.discard(self.vectors, tenant, removed)
-        return gone
+        return sqlite_delete.run(self._writing, self.vectors, tenant, sqlite_delete.by_user(tenant, user))
 
     # reads
 
@@ -384,10 +380,7 @@ class SQLiteStore:
         indexes and their files beside the database inside it (a cache: on a failed commit,
         rebuilt from the rows kept)."""
         check_names(model, tenant)
-        with self._writing() as db:
-            dropped = vector_table.drop(db, model, tenant)
-            self.vectors.forget(model, tenant)
-        return dropped
+        return sqlite_delete.drop(self._writing, self.vectors, model, tenant)
 
     def close(self) -> None:
         self.vectors.stop()  # a background index build is abandoned: the next process rebuilds it

@@ -14,13 +14,15 @@
   its manifest, size, checksum, dimension, model, watermark, a sample of its vectors and, after
   catching up, its count all agree with SQLite; otherwise it is rebuilt (``reason`` says why).
 - **Threads**: the indexes have a lock of their own, held by a search (after the query's
-  embedding), a build's catch-up and swap, ``forget`` and ``close``; not by the store's writes.
-  A search's snapshot starts under it (its first statement reads ``max(seq)``), so the
-  snapshots the indexes catch up to only move forward, whichever read connection each came on.
-- **Dropping a model** (``forget``): its entries leave ``entries`` (a background build of one
-  then finishes without swapping in or saving) and its files are removed. Another process
-  notices at its next search of the model (no rows: its entry goes) and at close (an index
-  whose rows are gone is not saved).
+  embedding), a build's catch-up and swap, a delete's or drop's changes to them and ``close``;
+  not by the store's writes. A search's snapshot starts under it (its first statement reads
+  ``max(seq)``), so the snapshots the indexes catch up to only move forward, whichever read
+  connection each came on.
+- **Deletes** (``sqlite_delete``): an index that may hold a deleted vector (``tainted``) is never
+  saved, and a file saved before a delete is never loaded; the delete removes the files. A
+  dropped model's entries leave ``entries`` (a background build of one then finishes without
+  swapping in or saving). Another process notices at its next search of the model (no rows: its
+  entry goes) and at close (an index whose rows are gone is not saved).
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from afteraction.errors import StoreError, ValidationError
+from afteraction.errors import ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Scope
 from afteraction.store._sql import scope_predicate
+from afteraction.store.sqlite_delete import erased, stale
 from afteraction.store.vector_check import differs
 from afteraction.store.vector_index import (
     AnnIndex,
@@ -46,6 +49,7 @@ from afteraction.store.vector_index import (
     IndexFiles,
     IndexPolicy,
     IndexState,
+    build_threads,
     load_numpy,
     usearch_available,
 )
@@ -89,6 +93,7 @@ class _Entry:
     saved: int = -1  # the watermark last written to the files (-1: never)
     building: bool = False
     reason: str = ""  # why the saved index was not used, when it was not
+    tainted: bool = False  # it may hold deleted vectors (``sqlite_delete``): never saved
     builds: int = field(default=0)
 
 
@@ -206,17 +211,22 @@ class VectorSearch:
             (tenant, model),
         ).fetchone()
         files = None if self.database is None else IndexFiles(self.database, tenant, model)
-        reason = ""
-        if files is not None and count >= self.policy.ann_from and usearch_available():
+        saved = "missing" if files is None else files.manifest()
+        reason = "" if isinstance(saved, str) else stale(db, saved)
+        if files is not None and reason:  # it may hold deleted vectors: it goes, whatever the count
+            with contextlib.suppress(OSError):
+                files.remove()
+        elif files is not None and count >= self.policy.ann_from and usearch_available():
             loaded = files.load(dimension)
             if isinstance(loaded, str):
                 reason = loaded
             else:
                 ann, manifest = loaded
                 entry = _Entry(tenant, model, dimension, ann, manifest.watermark, files, saved=manifest.watermark)
-                reason = self._check(db, entry, top, count)
+                reason = stale(db, manifest) or self._check(db, entry, top, count)
                 if not reason:
                     return entry
+        if reason:
             log.info("vector index of %r/%r not used (%s): rebuilding it from SQLite", tenant, model, reason)
         entry = _Entry(tenant, model, dimension, ExactIndex(dimension), 0, files, reason=reason)
         self._catch_up(db, entry)
@@ -246,6 +256,8 @@ class VectorSearch:
             return False
         if not rows:
             return True
+        if len(entry.index) and erased(db, entry.tenant, entry.model) > entry.watermark:
+            entry.tainted = True  # rows it holds were deleted since its watermark
         np = load_numpy()
         latest: dict[int, bytes] = {record: blob for record, blob, _ in rows}
         entry.index.upsert(list(latest), matrix(np, list(latest.values()), entry.dimension))
@@ -262,21 +274,13 @@ class VectorSearch:
         entry.building = True
         if len(entry.index) < self.policy.background_from:
             try:
-                self._swap_in(db, entry, self._make_ann(entry), entry.watermark)
+                self._swap_in(db, entry, AnnIndex.of(entry.index), entry.watermark)
             finally:
                 entry.building = False
             return
         thread = threading.Thread(target=self._build, args=(entry,), name="afteraction-vector-index", daemon=True)
         self._threads.append(thread)
         thread.start()
-
-    @staticmethod
-    def _make_ann(entry: _Entry) -> AnnIndex:
-        assert isinstance(entry.index, ExactIndex)
-        keys, vectors = entry.index.contents()
-        ann = AnnIndex(entry.dimension)
-        ann.upsert([int(key) for key in keys], vectors, threads=_threads(len(keys)))
-        return ann
 
     def _build(self, entry: _Entry) -> None:
         """The background build: a snapshot of the exact index's contents taken under the lock,
@@ -294,7 +298,7 @@ class VectorSearch:
                 ann.upsert(
                     listed[start : start + BUILD_CHUNK],
                     vectors[start : start + BUILD_CHUNK],
-                    threads=_threads(len(listed)),
+                    threads=build_threads(len(listed)),
                 )
             with self.reading() as db, self.lock:  # the catch-up's snapshot starts under the lock
                 if self.entries.get((entry.tenant, entry.model)) is entry:
@@ -311,16 +315,29 @@ class VectorSearch:
         entry.builds += 1
         self.save(entry)
 
-    def save(self, entry: _Entry) -> None:
-        """Save the ANN index beside the database, if it moved on; a cache: one that cannot be written (a read-only
-        folder, a file where the folder should be) is logged, and the index is built again by the next process."""
-        if entry.files is not None and isinstance(entry.index, AnnIndex) and entry.saved != entry.watermark:
-            try:
+    def save(self, entry: _Entry, latest: sqlite3.Connection | None = None) -> None:
+        """Save the ANN index beside the database, if it moved on and holds no deleted vector: asked just before
+        writing and just after (through ``latest``, which sees every commit, or a reader), what it wrote is removed
+        when a delete committed meanwhile. A cache: one that cannot be written (a read-only folder, a file where the
+        folder should be) is logged, and the index is built again by the next process."""
+        if entry.files is None or not isinstance(entry.index, AnnIndex) or entry.saved == entry.watermark:
+            return
+        try:
+            if self._clean(entry, latest):
                 entry.files.save(entry.index, entry.watermark)
-            except OSError as exc:
-                log.warning("could not save the vector index of %r/%r: %s", entry.tenant, entry.model, exc)
-                return
-            entry.saved = entry.watermark
+                if self._clean(entry, latest):
+                    entry.saved = entry.watermark
+                else:
+                    entry.files.remove()
+        except OSError as exc:
+            log.warning("could not save the vector index of %r/%r: %s", entry.tenant, entry.model, exc)
+
+    def _clean(self, entry: _Entry, latest: sqlite3.Connection | None) -> bool:
+        """False (and ``entry`` tainted) when it may hold a deleted vector."""
+        if not entry.tainted:
+            with contextlib.nullcontext(latest) if latest is not None else self.reading() as db:
+                entry.tainted = erased(db, entry.tenant, entry.model) > entry.watermark
+        return not entry.tainted
 
     def build(self, db: sqlite3.Connection, model: str, tenant: str | None, *, rebuild: bool) -> list[IndexState]:
         """``refresh`` of each tenant with vectors of ``model`` (or of ``tenant``), in the snapshot of ``db``."""
@@ -340,15 +357,16 @@ class VectorSearch:
         if entry is None:
             return None
         due = entry.index.kind == "exact" and len(entry.index) >= self.policy.ann_from
-        if (rebuild or due) and usearch_available():
+        dirty = entry.tainted and entry.index.kind == "ann"  # it is never saved: built again from the table
+        if (rebuild or due or dirty) and usearch_available():
             if entry.files is not None:
                 with contextlib.suppress(OSError):  # a file that cannot go is not loaded again: it is rebuilt
                     entry.files.remove()
             top = entry.watermark
             self.entries.pop(key, None)
             entry = self.entries[key] = self._open(db, tenant, model, top)
-            entry.reason = entry.reason if not rebuild else "asked to rebuild"
-            self._swap_in(db, entry, self._make_ann(entry), entry.watermark)
+            entry.reason = "asked to rebuild" if rebuild else "vectors were deleted from it" if dirty else entry.reason
+            self._swap_in(db, entry, AnnIndex.of(entry.index), entry.watermark)
             before = 0
         else:
             self.save(entry)
@@ -368,19 +386,6 @@ class VectorSearch:
         self._stopping.set()
         self.wait()
 
-    def forget(self, model: str, tenant: str | None) -> None:
-        """Drop the indexes of ``model`` (of ``tenant``, or of every tenant) and remove their
-        files, whose rows the caller is deleting (inside its write transaction).
-        StoreError when a file cannot be removed."""
-        with self.lock:
-            for key in [key for key in self.entries if key[1] == model and tenant in (None, key[0])]:
-                del self.entries[key]
-        if self.database is not None:
-            try:
-                IndexFiles.remove_model(self.database, model, tenant)
-            except OSError as exc:
-                raise StoreError(f"cannot remove the vector index files of {model!r}: {exc}") from exc
-
     def close(self, db: sqlite3.Connection) -> None:
         """Save every ANN index that caught up since it was last saved, unless its rows are gone
         (another process dropped them)."""
@@ -389,11 +394,6 @@ class VectorSearch:
             for entry in self.entries.values():
                 try:
                     if db.execute(held, (entry.tenant, entry.model)).fetchone() is not None:
-                        self.save(entry)
+                        self.save(entry, db)
                 except (OSError, sqlite3.Error) as exc:
                     log.warning("could not save the vector index of %r/%r: %s", entry.tenant, entry.model, exc)
-
-
-def _threads(vectors: int) -> int:
-    """Every core for a large build; one for a small one, which then comes out the same every time."""
-    return 0 if vectors >= 10_000 else 1

@@ -7,7 +7,9 @@
   beside the database as ``<db>-vectors/<tenant-hash>.<model-hash>.usearch`` with a JSON
   manifest (``.json``) naming the tenant, model, dimension, count, the ``seq`` watermark of the
   rows it holds, its size and sha256. ``IndexFiles.load`` trusts a file only when every one of
-  those matches; the caller then checks it against SQLite (see ``sqlite_vectors``).
+  those matches; the caller then checks it against SQLite (see ``sqlite_vectors``). usearch keeps a
+  removed key's vector in the index and in the file it saves (the slot is only marked free), so an
+  index that lost keys is never saved: its file is removed, and built again (``sqlite_delete``).
 
 Both map keys (the record's ``pk``) to vectors and answer "the ``k`` nearest keys"; scores, scope
 and eligibility are settled afterwards in SQL on exact float32 values.
@@ -42,11 +44,15 @@ __all__ = [
     "IndexPolicy",
     "IndexState",
     "Manifest",
+    "build_threads",
     "load_numpy",
     "usearch_available",
 ]
 
-FORMAT = 1
+#: 2: never written from an index that held a deleted vector. A file of format 1 may hold some (in
+#: the slots of removed keys): it is read only for a (tenant, model) that never lost a vector.
+FORMAT = 2
+READABLE = (1, 2)
 #: HNSW parameters: graph degree, candidate list while building and while searching. On the
 #: vector benchmark at 100k lessons (52k in the searched tenant), ef_search 64 / 96 / 128 / 192 / 256
 #: gave recall@10 0.925 / 0.930 / 0.947 / 0.973 / 0.980 for about +1 ms from 96 to 192.
@@ -85,6 +91,11 @@ def load_numpy() -> Any:
     except ImportError as exc:
         raise ConfigError(f"vector search needs numpy: pip install 'afteraction[embed]' ({exc})") from exc
     return numpy
+
+
+def build_threads(vectors: int) -> int:
+    """Every core for a large build; one for a small one, which then comes out the same every time."""
+    return 0 if vectors >= 10_000 else 1
 
 
 def usearch_available() -> bool:
@@ -199,6 +210,15 @@ class AnnIndex:
             expansion_search=EXPANSION_SEARCH,
         )
 
+    @classmethod
+    def of(cls, exact: ExactIndex | AnnIndex) -> AnnIndex:
+        """A new index of the exact index's vectors."""
+        assert isinstance(exact, ExactIndex)
+        keys, vectors = exact.contents()
+        ann = cls(exact.dimension)
+        ann.upsert([int(key) for key in keys], vectors, threads=build_threads(len(keys)))
+        return ann
+
     def __len__(self) -> int:
         return len(self.index)
 
@@ -274,19 +294,27 @@ class IndexFiles:
         self.index_path = self.folder / f"{stem}{_INDEX}"
         self.manifest_path = self.folder / f"{stem}{_MANIFEST}"
 
-    def load(self, dimension: int) -> tuple[AnnIndex, Manifest] | str:
-        """The index and its manifest, or why they cannot be used (missing, unreadable, of
-        another model, tenant or dimension, or not the file the manifest describes)."""
+    def manifest(self) -> Manifest | str:
+        """The manifest, or why it cannot be used (missing, either file; unreadable; of another
+        format, value type, model or tenant)."""
         if not self.manifest_path.exists() or not self.index_path.exists():
             return "missing"
         try:
             manifest = _manifest(json.loads(self.manifest_path.read_text(encoding="utf-8")))
         except (OSError, ValueError, TypeError, RecursionError) as exc:
             return f"unreadable manifest ({exc})"
-        if manifest.format != FORMAT or manifest.dtype != DTYPE:
+        if manifest.format not in READABLE or manifest.dtype != DTYPE:
             return f"format {manifest.format}/{manifest.dtype}, not {FORMAT}/{DTYPE}"
         if manifest.tenant != self.tenant or manifest.model != self.model:
             return f"of another tenant or model ({manifest.model!r})"
+        return manifest
+
+    def load(self, dimension: int) -> tuple[AnnIndex, Manifest] | str:
+        """The index and its manifest, or why they cannot be used (see ``manifest``; of another
+        dimension, or not the file the manifest describes)."""
+        manifest = self.manifest()
+        if isinstance(manifest, str):
+            return manifest
         if manifest.dimension != dimension:
             return f"of dimension {manifest.dimension}, not {dimension}"
         try:
