@@ -118,6 +118,10 @@ def test_the_demo_recreates_its_own_file_after_it_was_read_and_changed(tmp_path:
     assert cli("forget", lesson, *DEMO_SCOPE, "--db", db)[1] == f"{lesson}  forgotten\n"
     assert cli("demo", "--db", db) == (0, first, "")  # only its own lessons, fewer of them: recreated
     assert cli("demo", "--db", f"sqlite:///{db}")[0] == 0
+    index = tmp_path / "demo.db-vectors"
+    index.mkdir(exist_ok=True)
+    (index / "left.usearch").write_bytes(b"a vector")
+    assert cli("demo", "--db", db)[0] == 0 and not (index / "left.usearch").exists()  # its index files go with it
 
 
 def test_the_demo_takes_an_empty_file_but_not_a_postgresql_database(tmp_path: Path) -> None:

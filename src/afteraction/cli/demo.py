@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -53,6 +54,7 @@ def demo(db: str) -> None:
             )
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
+        shutil.rmtree(f"{path}-vectors", ignore_errors=True)  # its index files (a fresh store would not trust them)
     with demo_memory(db) as memory:
         run_demo(memory, click.echo, db=None if backend == "memory" else db)
 
