@@ -49,13 +49,13 @@ def test_held_spans_come_back_by_trace_and_stay_until_dropped(buffer: SpanBuffer
     assert buffer.release("acme", {T1}, now=101.0, bounds=WIDE).spans == released.spans  # a read, not a take
     buffer.drop("acme", [(T1, f"{1:016x}"), (T3, f"{9:016x}")])
     assert buffer.release("acme", {T1, T2}, now=102.0, bounds=WIDE).spans == (held(T1, 2, '{"a":1}'), held(T2, 1))
-    assert buffer.summary("acme") == [TraceSummary(T1, 1, 100.0), TraceSummary(T2, 1, 100.0)]
+    assert buffer.summary("acme") == [TraceSummary(T1, 1, 100.0, 7), TraceSummary(T2, 1, 100.0, 2)]  # sizes
 
 
 def test_a_span_held_twice_is_kept_once_with_its_first_arrival(buffer: SpanBuffer) -> None:
     buffer.hold("acme", [held(T1, 1)], now=100.0)
     buffer.hold("acme", [held(T1, 1, '{"again":true}'), held(T1, 2)], now=200.0)
-    assert buffer.summary("acme") == [TraceSummary(T1, 2, 100.0)]
+    assert buffer.summary("acme") == [TraceSummary(T1, 2, 100.0, 4)]
     assert buffer.release("acme", {T1}, now=200.0, bounds=WIDE).spans == (held(T1, 1), held(T1, 2))
 
 
@@ -124,6 +124,6 @@ def test_postgres_row_level_security_hides_other_tenants_buffered_spans(pg_url: 
             assert db.execute(f"DELETE FROM {OTLP_SPANS}").rowcount == 0
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 db.execute(f"INSERT INTO {OTLP_SPANS} VALUES ('acme', %s, 'x', 1, '{{}}')", (T2,))
-        assert open_spans(store).summary("acme") == [TraceSummary(T1, 1, 100.0)]
+        assert open_spans(store).summary("acme") == [TraceSummary(T1, 1, 100.0, 2)]
     finally:
         store.close()

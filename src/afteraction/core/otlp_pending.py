@@ -13,20 +13,34 @@ and its outcome, so a span is mapped only once its ancestry is known:
   their ancestors arrives, or resolves them as they are when bounds are passed (``resolve``).
 
 This module is pure: the ready/waiting split (``split``), and one serializer each way for a span
-(``dumps``/``loads``), which is what the store keeps (scrubbed of secrets, as the events will be).
+(``dumps``/``loads``), which is what the store keeps: the span reduced to what the mapping reads of
+it (``kept``), scrubbed of secrets as the events will be.
+
+What the mapping reads, and so what ``kept`` keeps: of the message attributes (the conventions'
+``gen_ai.input.messages`` / ``gen_ai.output.messages``, pydantic-ai's, ADK's, OpenInference's and
+OpenLLMetry's flattened ones: ``otlp_messages``) only the task (the last user message), the output
+text and the tool calls a model asked for, however many messages a conversation holds; of the span
+events only the first ``exception``'s type and message; of the resource only ``service.name``. Every
+other attribute, the name and the status are kept whole: the mapping parses JSON attributes whole,
+takes a task or an output from anywhere in them, folds whitespace before it cuts a name, and a cut
+string keeps a marker counting what was cut (``…[cut N chars]``), so a value cut while held would give
+other events. Their size is bounded by the buffer's bytes per tenant (``store.spans``) instead.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
+from afteraction.core.otlp_messages import input_messages, model_tool_calls, output_messages, task_text, text_of_output
 from afteraction.core.otlp_spans import Span, SpanEvent
+from afteraction.core.otlp_values import error_of
 from afteraction.core.sanitize import Limits, sanitize, scrub_text
 
-__all__ = ["Split", "dumps", "loads", "split"]
+__all__ = ["Split", "dumps", "kept", "loads", "split"]
 
 _Key = tuple[str, str]
 
@@ -81,11 +95,70 @@ def split(spans: Iterable[Span], *, as_they_are: Collection[str] = ()) -> Split:
     )
 
 
+_EXCEPTION = ("exception.type", "exception.message")  # what ``error_of`` reads of an ``exception`` event
+_NO_MESSAGE: dict[str, Any] = {"role": None, "parts": []}  # what a flattened attribute the readers do not take gives
+
+
+def _readings(span: Span) -> tuple[Any, ...]:
+    """What the mapping reads of a span's messages, span events and resource."""
+    service = span.resource.get("service.name")
+    return (task_text(span), text_of_output(span), model_tool_calls(span), error_of(span), service)
+
+
+def _message_attribute(key: str, value: Any) -> bool:
+    """Whether the message readers take this attribute: a list of messages under its name, or a
+    flattened message's role, text or tool call (with a string value for the first two)."""
+    text = isinstance(value, str)
+    return _message_name(key, text) if len(key) <= _CACHED_NAME else _taken(key, text)
+
+
+def _taken(key: str, text: bool) -> bool:
+    """``_message_attribute`` for a name, asked of the readers themselves on an attribute of that
+    name alone."""
+
+    def taken(value: Any) -> bool:
+        alone = Span("", "", None, "", 0, 0, 0, 0, "", {key: value})
+        return any(dict(m) != _NO_MESSAGE for m in (*input_messages(alone), *output_messages(alone)))
+
+    return taken([{"role": "user"}]) or taken("x" if text else 0)
+
+
+_CACHED_NAME = 256  # names repeat, so they are asked once; a longer one (sent to fill the cache) each time
+_message_name = lru_cache(maxsize=4096)(_taken)
+
+
+def kept(span: Span) -> Span:
+    """The span as the buffer keeps it (see the module docstring): its message attributes replaced
+    by one input message (the task) and one output message (the output text and the tool calls),
+    its span events by the first ``exception`` (type and message), its resource by ``service.name``.
+    The span is kept whole when the result would read otherwise (``_readings``): a reduction never
+    changes the events the span is mapped to."""
+    before = _readings(span)
+    task, output, calls = before[:3]
+    attributes = {k: v for k, v in span.attributes.items() if not _message_attribute(k, v)}
+    if task is not None:
+        attributes["gen_ai.input.messages"] = [{"role": "user", "parts": [{"type": "text", "content": task}]}]
+    parts: list[dict[str, Any]] = [{"type": "text", "content": output}] if output is not None else []
+    parts += [{"type": "tool_call", "name": name, "id": call, "arguments": args} for name, call, args in calls]
+    if parts:
+        attributes["gen_ai.output.messages"] = [{"role": "assistant", "parts": parts}]
+    exception = next((e for e in span.events if e.name == "exception"), None)
+    events = () if exception is None else (_exception(exception),)
+    resource = {key: value for key, value in span.resource.items() if key == "service.name"}
+    reduced = replace(span, attributes=attributes, events=events, resource=resource)
+    return reduced if _readings(reduced) == before else span
+
+
+def _exception(event: SpanEvent) -> SpanEvent:
+    return SpanEvent(event.name, event.time_ns, {k: event.attributes[k] for k in _EXCEPTION if k in event.attributes})
+
+
 def dumps(span: Span) -> str:
-    """A span as compact JSON: what the store keeps of a waiting span. Its texts and attributes
-    are scrubbed first, as the events mapped from it will be (secrets are never stored, not even
-    while a span waits; a secret-named attribute is ``[REDACTED]``), but not cut: the mapping
-    reads the span whole when its ancestors arrive."""
+    """A span as compact JSON: what the store keeps of a waiting span, ``kept``. Its texts and
+    attributes are scrubbed first, as the events mapped from it will be (secrets are never stored,
+    not even while a span waits; a secret-named attribute is ``[REDACTED]``), but not cut (see the
+    module docstring)."""
+    span = kept(span)
     data: dict[str, Any] = {
         "trace_id": span.trace_id,
         "span_id": span.span_id,
@@ -108,7 +181,8 @@ def dumps(span: Span) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-# No size bound: an attribute is kept whole (a span's size is bounded by the request's).
+# No size bound: what ``kept`` keeps is kept whole (a span's size is bounded by the request's, the
+# buffer's by its bytes per tenant).
 _UNCUT = Limits(max_depth=64, max_fields=1 << 30, max_items=1 << 30, max_string=1 << 30)
 
 

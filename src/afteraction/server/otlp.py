@@ -51,7 +51,7 @@ from afteraction.store.spans import Bounds, HeldSpan, SpanBuffer, open_spans
 
 __all__ = ["BOUNDS", "SPANS_PER_REQUEST", "decompress", "gather", "routes", "status_body"]
 
-BOUNDS = Bounds()  # the span buffer's: spans per trace and per tenant, and age (store.spans)
+BOUNDS = Bounds()  # the span buffer's: spans per trace and per tenant, bytes per tenant, age (store.spans)
 SPANS_PER_REQUEST = 10_000  # more is 413, as events per batch are
 
 JSON = "application/json"
@@ -151,7 +151,7 @@ def _ingest(
     """Decode (charging the spans), place, map and store (blocking work, run off the event loop):
     rejected spans, why."""
     batch = _decoded(media, body, partial(service.charge, request))
-    ready, freed = gather(buffer, tenant, batch.spans, now=time.time())
+    ready, freed = gather(buffer, tenant, batch.spans, now=time.time(), bounds=BOUNDS)
     mapped = map_spans(ready)
     if mapped.events:  # the mapping scrubbed them (content sanitized, names and ids scrubbed and bounded)
         added = service.events.add_many(tenant, list(mapped.events))

@@ -39,6 +39,8 @@ from afteraction.store.events import (
 from afteraction.store.postgres import PostgresStore
 from afteraction.store.postgres_privileges import EVENT_DELETE_PRIVILEGES, check_privileges
 from afteraction.store.postgres_schema import EVENT_COUNTS, EVENTS, SESSIONS
+from afteraction.store.postgres_spans import drop_received_before, drop_traces
+from afteraction.store.spans import session_traces
 
 __all__ = ["TREE_PREFETCH", "PostgresEvents"]
 
@@ -211,7 +213,8 @@ class PostgresEvents(ReadsThroughReader):
     def prune(self, tenant: str | None, before: datetime) -> int:
         """One transaction: with ``tenant`` None it reads every tenant's ended sessions (the
         ``all_tenants`` setting reads only), then deletes each tenant's as that tenant, since
-        the DELETE policies let a transaction delete the rows of its ``afteraction.tenant`` alone."""
+        the DELETE policies let a transaction delete the rows of its ``afteraction.tenant`` alone;
+        then the OTLP buffer's spans received before the cutoff, likewise."""
         end = cutoff(before)
 
         def prune(cur: psycopg.Cursor[tuple[Any, ...]]) -> int:
@@ -220,7 +223,9 @@ class PostgresEvents(ReadsThroughReader):
             found: dict[str, list[str]] = {}
             for owner, id in cur.fetchall():
                 found.setdefault(str(owner), []).append(str(id))
-            return sum(_delete(cur, owner, ids) for owner, ids in found.items())
+            deleted = sum(_delete(cur, owner, ids) for owner, ids in found.items())
+            drop_received_before(cur, tenant, end / 1_000_000)
+            return deleted
 
         return self._deleting(tenant, prune)
 
@@ -308,11 +313,14 @@ class PostgresEvents(ReadsThroughReader):
 
 def _delete(cur: psycopg.Cursor[tuple[Any, ...]], tenant: str, ids: Sequence[str]) -> int:
     """Delete the tenant's sessions ``ids`` with their events, as that tenant, and take those
-    events off the tenant's counts (a count at zero goes): in the caller's transaction. The
-    session rows go first, so a writer adding to one of them waits for this transaction."""
+    events off the tenant's counts (a count at zero goes); forget the spans the OTLP buffer holds
+    for their traces, which would bring them back once placed (``store.spans``): in the caller's
+    transaction. The session rows go first, so a writer adding to one of them waits for this
+    transaction."""
     cur.execute("SELECT set_config('afteraction.tenant', %s, true)", (tenant,))
     cur.execute(_DELETE_SESSIONS, (tenant, list(ids)))
     gone = sorted(str(id) for (id,) in cur.fetchall())
+    drop_traces(cur, tenant, session_traces(ids))
     if not gone:
         return 0
     cur.execute(_DELETE_EVENTS, (tenant, gone))

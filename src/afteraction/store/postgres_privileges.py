@@ -59,7 +59,13 @@ SERVICE_PRIVILEGES = {
 FORGET_PRIVILEGES = {TABLE: ("DELETE",)}
 #: What deleting sessions adds (``EventStore.delete_sessions`` and ``prune``): asked for by them alone, likewise, so a
 #: service role granted before retention existed keeps opening, and a deployment may keep its events append-only.
-EVENT_DELETE_PRIVILEGES = {EVENTS: ("DELETE",), SESSIONS: ("DELETE",), EVENT_COUNTS: ("DELETE",)}
+#: Deleting sessions also drops the OTLP buffer's spans of their traces (``store.spans``).
+EVENT_DELETE_PRIVILEGES = {
+    EVENTS: ("DELETE",),
+    SESSIONS: ("DELETE",),
+    EVENT_COUNTS: ("DELETE",),
+    OTLP_SPANS: ("DELETE",),
+}
 PRIVILEGES = {**LIBRARY_PRIVILEGES, **SERVICE_PRIVILEGES}
 #: And EXECUTE on the write path's function (PUBLIC has it unless an administrator revoked it).
 FUNCTIONS = (f"{PUT}({', '.join(kind for _, kind in PUT_ARGUMENTS)})",)

@@ -36,8 +36,10 @@ from afteraction.store.events import (
     split,
     type_counts,
 )
+from afteraction.store.spans import session_traces
 from afteraction.store.sqlite import BUSY_TIMEOUT_MS, SQLiteStore
 from afteraction.store.sqlite_access import truncate_wal, wal_over_limit
+from afteraction.store.sqlite_spans import drop_received_before, drop_traces
 
 __all__ = ["MAX_TREE_DEPTH", "MAX_TREE_SESSIONS", "SQLiteEvents", "Session", "Tree"]
 
@@ -199,7 +201,9 @@ class SQLiteEvents(ReadsThroughReader):
             found: dict[str, list[str]] = {}
             for owner, id in db.execute(sql, (end,) if tenant is None else (end, tenant)).fetchall():
                 found.setdefault(owner, []).append(id)
-            return sum(_delete(db, owner, ids) for owner, ids in found.items())
+            deleted = sum(_delete(db, owner, ids) for owner, ids in found.items())
+            drop_received_before(db, tenant, end / 1_000_000)  # the OTLP buffer's spans of before too
+            return deleted
 
     # reads
 
@@ -265,7 +269,9 @@ class SQLiteEvents(ReadsThroughReader):
 
 def _delete(db: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> int:
     """Delete the tenant's sessions ``ids`` with their events, and take those events off the
-    tenant's counts (a count at zero goes): in the caller's transaction."""
+    tenant's counts (a count at zero goes); forget the spans the OTLP buffer holds for their
+    traces, which would bring them back once placed (``store.spans``): in the caller's transaction."""
+    drop_traces(db, tenant, session_traces(ids))
     deleted, gone = 0, dict[str, int]()
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]
