@@ -13,7 +13,6 @@ import pytest
 from starlette.requests import Request
 from starlette.testclient import TestClient
 
-from afteraction.core.capture import clean_event
 from afteraction.server import create_app, ingest
 from afteraction.store.events import EventStore
 from tests.conftest import CONFORMANCE
@@ -238,20 +237,26 @@ def test_an_unexpected_failure_is_a_json_500_without_a_traceback(events: EventSt
 # --- the event loop is never blocked by one request ------------------------------------------------------------------
 
 
-def _record_where_events_are_cleaned(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Where ``clean_event`` (the scrubbing, the slow part of validation) runs: "loop" or "worker"."""
+def record_where(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[str]:
+    """Where each call of ``module.name`` runs, in order: "loop" (the event loop's thread) or "worker"."""
     where: list[str] = []
+    wrapped = getattr(module, name)
 
-    def spy(found: Any, limits: Any) -> Any:
+    def spy(*args: Any) -> Any:
         try:
             asyncio.get_running_loop()
             where.append("loop")
         except RuntimeError:
             where.append("worker")
-        return clean_event(found, limits)
+        return wrapped(*args)
 
-    monkeypatch.setattr(ingest, "clean_event", spy)
+    monkeypatch.setattr(module, name, spy)
     return where
+
+
+def _record_where_events_are_cleaned(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Where ``clean_event`` (the scrubbing, the slow part of validation) runs: "loop" or "worker"."""
+    return record_where(monkeypatch, ingest, "clean_event")
 
 
 def test_a_large_event_is_validated_off_the_event_loop(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:

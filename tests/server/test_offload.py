@@ -7,7 +7,6 @@ as many large bodies at once as the thread pool had threads (40), each holding i
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +19,7 @@ from afteraction.server import experience, ingest
 from afteraction.server.offload import AT_ONCE, INLINE_BYTES
 from tests.server.conftest import LIMITS
 from tests.server.test_experience import SCOPE, http  # noqa: F401  (the fixture)
-from tests.server.test_ingest import event
+from tests.server.test_ingest import event, record_where
 
 
 def test_a_query_over_the_event_limit_is_413_while_lessons_may_reach_the_batch_limit(
@@ -38,18 +37,7 @@ def test_a_large_experience_body_is_decoded_off_the_event_loop(
     http: TestClient,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    where: list[str] = []
-    decode = experience.parse_json
-
-    def spy(data: Any, field: str) -> Any:
-        try:
-            asyncio.get_running_loop()
-            where.append("loop")
-        except RuntimeError:
-            where.append("worker")
-        return decode(data, field)
-
-    monkeypatch.setattr(experience, "parse_json", spy)
+    where = record_where(monkeypatch, experience, "parse_json")
     long = "refund " * (INLINE_BYTES // 4)
     assert http.post("/experience/search", json={"query": long, "scope": SCOPE}).status_code == 200
     assert http.post("/experience/search", json={"query": "refund", "scope": SCOPE}).status_code == 200

@@ -106,16 +106,21 @@ def test_bad_input_is_named_and_deletes_nothing(store: EventStore) -> None:  # n
     assert stored(store, "a")[:2] == (3, 4)
 
 
+def refuse_count_updates(events: EventStore) -> None:
+    """Make the last step of a deletion (the counts' update) fail with "refused", on either backend."""
+    if isinstance(events, SQLiteEvents):
+        with events.store._writing() as db:
+            db.execute("CREATE TRIGGER refuse BEFORE UPDATE ON event_counts BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    else:
+        with events.store._transaction("a") as cur:  # type: ignore[attr-defined]
+            cur.execute("CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE 'refused'; END $$")
+            cur.execute(f"CREATE TRIGGER refuse BEFORE UPDATE ON {EVENT_COUNTS} FOR EACH ROW EXECUTE FUNCTION refuse()")
+
+
 def test_a_failed_deletion_leaves_everything_as_it_was(store: EventStore) -> None:  # noqa: F811
     """The counts are the last step: a failure there undoes the events and sessions already deleted."""
     fill(store, "a")
-    if isinstance(store, SQLiteEvents):
-        with store.store._writing() as db:
-            db.execute("CREATE TRIGGER refuse BEFORE UPDATE ON event_counts BEGIN SELECT RAISE(ABORT, 'refused'); END")
-    else:
-        with store.store._transaction("a") as cur:  # type: ignore[attr-defined]
-            cur.execute("CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE 'refused'; END $$")
-            cur.execute(f"CREATE TRIGGER refuse BEFORE UPDATE ON {EVENT_COUNTS} FOR EACH ROW EXECUTE FUNCTION refuse()")
+    refuse_count_updates(store)
     with pytest.raises(StoreError, match="refused"):
         store.delete_sessions("a", ["parent"])
     with pytest.raises(StoreError, match="refused"):

@@ -13,9 +13,8 @@ import pytest
 
 from afteraction.errors import StoreError
 from afteraction.store.events import EventStore
-from afteraction.store.postgres_schema import EVENT_COUNTS
 from afteraction.store.spans import HeldSpan, SpanBuffer, open_spans, session_traces
-from afteraction.store.sqlite_events import SQLiteEvents
+from tests.store.test_event_deletes import refuse_count_updates
 from tests.store.test_events import event, store  # noqa: F401  (store: the fixture over every backend)
 
 T1, T2, T3 = "a1" * 16, "b2" * 16, "c3" * 16
@@ -86,13 +85,7 @@ def test_a_failed_deletion_keeps_the_held_spans(store: EventStore) -> None:  # n
     buffer = buffer_of(store)
     store.add_many("a", [event("e1", session=S1, trace=T1)])
     buffer.hold("a", [held(T1, 2)], now=BEFORE)
-    if isinstance(store, SQLiteEvents):
-        with store.store._writing() as db:
-            db.execute("CREATE TRIGGER refuse BEFORE UPDATE ON event_counts BEGIN SELECT RAISE(ABORT, 'refused'); END")
-    else:
-        with store.store._transaction("a") as cur:  # type: ignore[attr-defined]
-            cur.execute("CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE 'refused'; END $$")
-            cur.execute(f"CREATE TRIGGER refuse BEFORE UPDATE ON {EVENT_COUNTS} FOR EACH ROW EXECUTE FUNCTION refuse()")
+    refuse_count_updates(store)
     with pytest.raises(StoreError, match="refused"):
         store.delete_sessions("a", [S1])
     with pytest.raises(StoreError, match="refused"):
