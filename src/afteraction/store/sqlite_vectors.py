@@ -9,8 +9,8 @@
   seek, and loads the rows above the index's watermark: writes of this connection, of another
   connection or of another process on the same file all show up there.
 - **Exact or ANN**: below ``IndexPolicy.ann_from`` vectors a (tenant, model) is searched with an
-  exact numpy matrix; from there on with a usearch HNSW index, built in a background thread
-  (searches stay exact meanwhile) and saved beside the database. A saved index is used only if
+  exact numpy matrix; from there on with a usearch HNSW index, built in the background by a child
+  process (``ann_build``; searches stay exact meanwhile) and saved beside the database. A saved index is used only if
   its manifest, size, checksum, dimension, model, watermark, a sample of its vectors and, after
   catching up, its count all agree with SQLite; otherwise it is rebuilt (``reason`` says why).
 - **Threads**: the indexes have a lock of their own, held by a search (after the query's
@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from afteraction.errors import ValidationError
 from afteraction.model import ELIGIBLE_STATUSES, Scope
 from afteraction.store._sql import scope_predicate
+from afteraction.store.ann_build import graph
 from afteraction.store.sqlite_delete import erased, stale
 from afteraction.store.vector_check import differs
 from afteraction.store.vector_index import (
@@ -49,14 +50,13 @@ from afteraction.store.vector_index import (
     IndexFiles,
     IndexPolicy,
     IndexState,
-    build_threads,
     load_numpy,
     usearch_available,
 )
 from afteraction.store.vector_scoring import best, matrix, records
 
 if TYPE_CHECKING:
-    from afteraction.store.vector_index import Floats
+    from afteraction.store.vector_index import Floats, Keys
 
 __all__ = ["IndexPolicy", "IndexState", "VectorSearch"]
 
@@ -64,7 +64,6 @@ log = logging.getLogger("afteraction.store")
 
 GROWTH = 8
 EXACT_AFTER = 4_096
-BUILD_CHUNK = 8_192
 _ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
 
 _CURRENT = (
@@ -284,22 +283,15 @@ class VectorSearch:
 
     def _build(self, entry: _Entry) -> None:
         """The background build: a snapshot of the exact index's contents taken under the lock,
-        the graph built outside it, then caught up and swapped in under it."""
+        the graph built outside it (in a child process: ``ann_build``), then caught up and swapped in under it."""
         try:
             with self.lock:
                 mark = entry.watermark
-                ann = AnnIndex(entry.dimension)
                 assert isinstance(entry.index, ExactIndex)
-                keys, vectors = entry.index.contents()  # views; rows replaced meanwhile come back via seq
-                listed = [int(key) for key in keys]
-            for start in range(0, len(listed), BUILD_CHUNK):  # in chunks, so that closing the store stops it
-                if self._stopping.is_set():
-                    return
-                ann.upsert(
-                    listed[start : start + BUILD_CHUNK],
-                    vectors[start : start + BUILD_CHUNK],
-                    threads=build_threads(len(listed)),
-                )
+                keys, vectors = entry.index.contents()  # rows replaced meanwhile come back via seq
+            ann = self._graph(entry, keys, vectors)
+            if ann is None:  # the store is closing
+                return
             with self.reading() as db, self.lock:  # the catch-up's snapshot starts under the lock
                 if self.entries.get((entry.tenant, entry.model)) is entry:
                     self._swap_in(db, entry, ann, mark)
@@ -308,6 +300,12 @@ class VectorSearch:
         finally:
             with self.lock:
                 entry.building = False
+
+    def _graph(self, entry: _Entry, keys: Keys, vectors: Floats) -> AnnIndex | None:
+        """An ANN index of ``keys`` and ``vectors``: a large one built in a child process; None once closing."""
+        child = self.policy.build_in_child and len(keys) >= self.policy.background_from
+        scratch = None if entry.files is None else entry.files.folder
+        return graph(keys, vectors, entry.dimension, stopping=self._stopping, scratch=scratch, in_child=child)
 
     def _swap_in(self, db: sqlite3.Connection, entry: _Entry, ann: AnnIndex, mark: int) -> None:
         entry.index, entry.watermark = ann, mark
@@ -366,7 +364,10 @@ class VectorSearch:
             self.entries.pop(key, None)
             entry = self.entries[key] = self._open(db, tenant, model, top)
             entry.reason = "asked to rebuild" if rebuild else "vectors were deleted from it" if dirty else entry.reason
-            self._swap_in(db, entry, AnnIndex.of(entry.index), entry.watermark)
+            assert isinstance(entry.index, ExactIndex)
+            ann = self._graph(entry, *entry.index.contents())
+            if ann is not None:
+                self._swap_in(db, entry, ann, entry.watermark)
             before = 0
         else:
             self.save(entry)

@@ -65,10 +65,13 @@ DTYPE = "f16"
 @dataclass(frozen=True, slots=True)
 class IndexPolicy:
     """When a (tenant, model) moves from the exact matrix to an ANN index: at ``ann_from``
-    vectors (measured in docs/vectors.md); a build of fewer than ``background_from`` runs inline."""
+    vectors (measured in docs/vectors.md); a build of fewer than ``background_from`` runs inline,
+    a larger one in the background, in a child process unless ``build_in_child`` is False
+    (``ann_build``: a graph built in a thread of this process holds its GIL for seconds at a time)."""
 
     ann_from: int = 20_000
     background_from: int = 5_000
+    build_in_child: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,8 +190,8 @@ class ExactIndex:
         return [int(key) for key in self._keys[top]]
 
     def contents(self) -> tuple[Keys, Floats]:
-        """(keys, vectors): views, valid until the next ``upsert``."""
-        return self._keys[: self._size], self._matrix[: self._size]
+        """(keys, vectors): a copy of the keys; a view of the vectors, valid until the next ``upsert``."""
+        return self._keys[: self._size].copy(), self._matrix[: self._size]
 
 
 class AnnIndex:

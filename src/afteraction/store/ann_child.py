@@ -1,0 +1,62 @@
+"""The child process that builds an HNSW graph for ``ann_build``: run as a script, never imported.
+
+``python ann_child.py OUT PARENT_PID`` reads from stdin one JSON line (``count``, ``dimension``,
+``threads``, ``chunk`` and the graph's parameters), then ``count`` keys (uint64, little-endian) and
+``count × dimension`` values (float32, little-endian); it builds the graph in chunks and saves it to
+``OUT``. Between chunks it checks that its parent still lives: an orphan exits (code 3)
+before writing anything. It imports nothing of afteraction, only numpy and usearch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+ORPHANED = 3
+
+
+def _read_into(stream: Any, buffer: memoryview) -> None:
+    """Fill ``buffer`` from ``stream``; EOFError when the stream ends first (the parent went away)."""
+    done = 0
+    while done < len(buffer):
+        got = stream.readinto(buffer[done:])
+        if not got:
+            raise EOFError(f"input ended after {done} of {len(buffer)} bytes")
+        done += got
+
+
+def main(argv: list[str]) -> int:
+    out, parent = Path(argv[1]), int(argv[2])
+    import numpy as np
+    from usearch.index import Index
+
+    stream = sys.stdin.buffer
+    spec = json.loads(stream.readline())
+    count, dimension, chunk = int(spec["count"]), int(spec["dimension"]), int(spec["chunk"])
+    keys = np.empty(count, dtype="<u8")
+    vectors = np.empty((count, dimension), dtype="<f4")
+    _read_into(stream, keys.data.cast("B"))
+    _read_into(stream, vectors.data.cast("B"))
+    index = Index(
+        ndim=dimension,
+        metric="ip",
+        dtype=spec["dtype"],
+        connectivity=spec["connectivity"],
+        expansion_add=spec["expansion_add"],
+        expansion_search=spec["expansion_search"],
+    )
+    for start in range(0, count, chunk):
+        if os.getppid() != parent:
+            return ORPHANED
+        index.add(keys[start : start + chunk], vectors[start : start + chunk], threads=spec["threads"])
+    if os.getppid() != parent:
+        return ORPHANED
+    index.save(str(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
