@@ -58,6 +58,26 @@ def test_a_check_answered_with_no_verdict_stores_nothing_even_when_other_evidenc
     assert "must be True, False or None" in error.rule and "not stored" in error.rule
 
 
+@pytest.mark.parametrize("passed", [True, False])
+def test_a_check_answered_with_a_numpy_bool_is_a_verdict(tmp_path: Path, passed: bool) -> None:
+    """``(out == expected).all()`` is a ``numpy.bool`` (numpy 2): a pass makes a validated lesson, a fail a
+    failed run's record (never validated), and neither is reported; an array answer is no verdict."""
+    np = pytest.importorskip("numpy")
+    heard: list[tuple[BaseException, str]] = []
+    mem = open_memory(tmp_path / "m.db", heard)
+    answer = (np.array([1, 2, 3]) == np.array([1, 2, 3 if passed else 4])).all()
+    with mem.run("Sum the ledger", scope=SCOPE) as run:
+        run.tool("sum", result="6")
+        run.check("ledger-matches", passed=answer)
+    assert heard == [] and run.experience is not None
+    assert (run.experience.status is aa.Status.VALIDATED) is passed
+    with mem.run("Sum the ledger again", scope=SCOPE, verify=[aa.verify.check("ledger", lambda r: answer)]) as again:
+        again.tool("sum", result="6")
+    assert heard == [] and again.experience is not None
+    assert (again.experience.status is aa.Status.VALIDATED) is passed
+    assert not aa.verify.is_verdict(np.array([True, True])) and aa.verify.is_verdict(np.False_)
+
+
 def test_the_check_named_in_the_report_is_scrubbed(tmp_path: Path) -> None:
     heard: list[tuple[BaseException, str]] = []
     mem = open_memory(tmp_path / "m.db", heard)

@@ -5,6 +5,7 @@ refuses (``postgres_errors.hide_password``), from the library and from the CLI."
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import psycopg
@@ -203,3 +204,18 @@ def test_a_password_that_is_also_a_name_or_a_letter_leaves_the_message_readable(
         PostgresStore(url)
     message = str(raised.value)
     assert shown in message and "port 1 failed" in message and "***ort" not in message
+
+
+@pytest.mark.parametrize("password", ['Tr0ub4dor"x9', "Tr0ub4dor'x9", "Tr0ub4dor x9", "Zq7se@cretXy", "Zq7se#cret/Xy"])
+def test_a_password_with_a_quote_space_or_at_sign_is_never_shown(password: str) -> None:
+    """libpq accepts these unencoded; the message quoted the URL whole (``store at postgresql://app:Tr0ub4dor"x9@…``)
+    or a part of the password as a host (``failed to resolve host 'cretXy@127.0.0.1'``)."""
+    url = f"postgresql://app:{password}@127.0.0.1:1/db"
+    with pytest.raises(StoreError) as raised:
+        PostgresStore(url, timeout=2)
+    message = str(raised.value)
+    pieces = [p for p in re.split(r"[\s\"'@/#]+", password) if len(p) >= 2]
+    assert all(piece not in message for piece in pieces), message
+    assert "cannot open the PostgreSQL store at postgresql://app:***@" in message
+    result = CliRunner().invoke(main, ["db", "status", "--db", url])
+    assert result.exit_code != 0 and all(piece not in result.output for piece in pieces), result.output

@@ -54,9 +54,13 @@ def tool_succeeded(tool: str) -> Verifier:
 
 
 def is_verdict(passed: object) -> bool:
-    """Whether a check's answer is True or False: a bool, a numpy bool (``array == expected``), 0 or 1.
-    Not a string: ``"false"`` is truthy, and a failed check must not be read as a pass."""
-    return (isinstance(passed, int) and passed in (0, 1)) or type(passed).__name__ == "bool_"
+    """Whether a check's answer is True or False: a bool, a numpy bool (``(array == expected).all()``;
+    its type is ``numpy.bool`` in numpy 2, ``numpy.bool_`` before), 0 or 1. Not a string: ``"false"`` is
+    truthy, and a failed check must not be read as a pass; not an array, whose truth is ambiguous."""
+    kind = type(passed)
+    return (isinstance(passed, int) and passed in (0, 1)) or (
+        kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")
+    )
 
 
 def check(id: str, fn: Callable[[Run], bool | None]) -> Verifier:

@@ -55,13 +55,15 @@ def hide_password(text: str, url: str | None) -> str:
     and a token libpq could not percent-decode masked whatever it was. Never by plain substring:
     a password that is also the user's or the database's name, or a letter of a word, would take
     them out of the message with it."""
+    if url and url in text:  # quoted whole (our own "store at …", libpq's "missing '=' after …"), whatever it holds
+        return _masked(url).join(hide_password(part, url) for part in text.split(url))
     secrets = sorted(_passwords(url) if url else (), key=len, reverse=True)
     shown, last = [], 0
     for found in _URL_IN_TEXT.finditer(text):
         shown += [_tokens(text[last : found.start()], secrets), _in_url(found[0], secrets)]
         last = found.end()
     shown.append(_tokens(text[last:], secrets))
-    return _UNDECODED.sub(rf'\1"{_MASK}"', "".join(shown))
+    return _tokens(_UNDECODED.sub(rf'\1"{_MASK}"', "".join(shown)), _pieces(secrets))
 
 
 def _in_url(url: str, secrets: list[str]) -> str:
@@ -74,6 +76,33 @@ def _in_url(url: str, secrets: list[str]) -> str:
         hits += n + m
     url = redact_url(url)
     return url if hits else _tokens(url, secrets)
+
+
+def _masked(url: str) -> str:
+    """``url`` with its password masked by position: what stands between the user's ``:`` and the
+    last ``@`` before the query, whatever characters it holds (quotes, spaces, ``@``), and the value
+    of a ``password=`` option up to the next ``&``; then redacted (``redact_url``)."""
+    scheme, sep, rest = url.partition("://")
+    head, query, options = rest.partition("?")
+    userinfo, at, host = head.rpartition("@")
+    user, colon, _ = userinfo.partition(":")
+    if at and colon:
+        head = f"{user}:{_MASK}@{host}"
+    if query:
+        parts = [option.partition("=") for option in options.split("&")]
+        options = "&".join(
+            f"{name}={_MASK}" if eq and unquote(name).strip().lower() == "password" else f"{name}{eq}{value}"
+            for name, eq, value in parts
+        )
+    return redact_url(f"{scheme}{sep}{head}{query}{options}")
+
+
+def _pieces(secrets: list[str]) -> list[str]:
+    """The parts of each password between characters that end a token in a URL or a message
+    (quotes, spaces, ``@ / : ? & = #``), two characters or longer: libpq quotes such a part alone
+    when it reads the URL differently (``failed to resolve host 'cretXy@…'`` for ``u:Zq7se@cretXy@…``)."""
+    found = {piece for secret in secrets for piece in re.split(r"[\s\"'@/:?&=#]+", secret) if len(piece) >= 2}
+    return sorted(found - set(secrets), key=len, reverse=True)
 
 
 def _tokens(text: str, secrets: list[str]) -> str:
