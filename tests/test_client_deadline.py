@@ -5,10 +5,13 @@ a run waited on a trickling service for as long as it trickled). Inside a run no
 
 from __future__ import annotations
 
+import contextlib
+import json
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +93,69 @@ def test_the_deadlines_must_be_positive() -> None:
     for bad in (0, -1, True, "2"):
         with pytest.raises(aa.ConfigError, match="search_timeout must be a positive number of seconds"):
             RemoteMemory("http://127.0.0.1:9", search_timeout=bad)  # type: ignore[arg-type]
+
+
+def test_a_finish_waits_timeout_in_all_however_many_lessons_the_run_was_given(tmp_path: Path) -> None:
+    """A service that answers the search and the lesson at once and never answers an outcome: leaving a
+    run given four lessons (whose fixes it applied) waited ``timeout`` once per outcome, one after another."""
+    local = aa.Memory.open(str(tmp_path / "local.db"), embedder=None)
+    for i in range(4):
+        with local.run(f"Reset the cache of shard {i}", scope=SCOPE) as run:
+            run.tool(f"flush_cache_{i}", result="ok")
+            run.check("cache-empty", passed=True)
+    hits = {"hits": [hit.to_dict() for hit in local.search("Reset the cache of shard", scope=SCOPE, k=10)]}
+    assert len(hits["hits"]) == 4
+    local.close()
+    reports: list[tuple[str, BaseException]] = []
+    with answering({"/experience/search": hits, "/experience/lessons": {"stored": 1}}) as url:
+        mem = RemoteMemory(url, timeout=1.0, on_error=lambda e, w: reports.append((w, e)))
+        with mem.run("Reset the cache of shard 7", scope=SCOPE) as run:
+            assert len(run.search(k=5)) == 4
+            for i in range(4):
+                run.tool(f"flush_cache_{i}", result="ok")
+            started = time.monotonic()
+            run.check("cache-empty", passed=False)
+        waited = time.monotonic() - started
+        mem.close()
+    assert waited < 2.5  # one `timeout` (1 s) in all; it was four
+    assert [where for where, _ in reports] == ["run.feedback"] * 4
+    assert "did not answer within" in str(reports[0][1])
+    assert all("not sent: the run's finish had used its 1 s" in str(e) for _, e in reports[1:])
+
+
+@contextlib.contextmanager
+def answering(fast: dict[str, object]) -> Iterator[str]:
+    """A loopback HTTP service answering the paths of ``fast`` at once with their JSON, and never any other."""
+    server = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def answer(conn: socket.socket) -> None:
+        with conn:
+            try:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    data += conn.recv(65536) or b"\r\n\r\n"
+                path = data.split(b" ", 2)[1].decode().split("?")[0]
+                if path in fast:
+                    body = json.dumps(fast[path]).encode()
+                    head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n"
+                    conn.sendall(head % len(body) + body)
+                else:
+                    stop.wait(30)
+            except (OSError, IndexError):
+                pass
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(target=answer, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        server.close()

@@ -8,7 +8,8 @@ tenant the API key belongs to. ``mem.aio`` is its async face, as for a local mem
 
 A slow service costs a caller a bounded wait: each request gives up after ``timeout`` seconds in
 all (10 by default), a search or a block, which a run waits for before it starts, after
-``search_timeout`` (2), as a ``StoreError`` (``_within``). httpx's own timeout bounds each read,
+``search_timeout`` (2), as a ``StoreError`` (``_within``); a run's finish (its lesson and its outcomes)
+after ``timeout`` in all (``finish_deadline``). httpx's own timeout bounds each read,
 not a whole request: a service answering a byte at a time held a run for as long as it liked.
 
 Errors keep their meaning across the wire: the service's 400 is a ``ValidationError``
@@ -19,6 +20,7 @@ Inside a running agent none of them raise (the recorder and integrations report 
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -168,6 +170,7 @@ class RemoteMemory(Memory):
         self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout, transport=transport)
         self.timeout, self.search_timeout = float(timeout), float(min(search_timeout, timeout))
         self._slots = threading.BoundedSemaphore(_IN_FLIGHT)
+        self._deadline = threading.local()  # ``finish_deadline``'s, per thread
         self.on_error = on_error or log_error
         self.allow_args = arguments.allowed(allow_args)
         self.handed = Handed()  # the service counts outcomes; kept so the recorder's feedback finds it
@@ -181,15 +184,32 @@ class RemoteMemory(Memory):
     def __repr__(self) -> str:
         return f"RemoteMemory({self.url!r})"  # never the key
 
+    @contextlib.contextmanager
+    def finish_deadline(self) -> Iterator[None]:
+        """The requests this thread makes inside share one ``timeout``: a run's finish (its lesson,
+        then an outcome for each lesson it was given) waits ``timeout`` in all, not once per request."""
+        if getattr(self._deadline, "at", None) is not None:  # inside another: that one holds
+            yield
+            return
+        self._deadline.at = time.monotonic() + self.timeout
+        try:
+            yield
+        finally:
+            self._deadline.at = None
+
     def _call(self, method: str, path: str, *, within: float | None = None, **kwargs: Any) -> Any:
-        """The service's JSON answer, waited for at most ``within`` seconds (``timeout`` by default)."""
+        """The service's JSON answer, waited for at most ``within`` seconds (``timeout`` by default),
+        and no later than the thread's ``finish_deadline``."""
         seconds = self.timeout if within is None else within
+        said, ends = f"{seconds:g} s", getattr(self._deadline, "at", None)
+        if ends is not None and ends - time.monotonic() < seconds:
+            seconds, said = ends - time.monotonic(), f"{self.timeout:g} s (the run's finish, in all)"
+            if seconds <= 0:
+                raise StoreError(f"{method} {path}: not sent: the run's finish had used its {self.timeout:g} s")
         try:
             response = _within(seconds, self._slots, lambda: self._http.request(method, path, **kwargs))
         except TimeoutError:
-            raise StoreError(
-                f"{method} {path}: the service at {self.url} did not answer within {seconds:g} s"
-            ) from None
+            raise StoreError(f"{method} {path}: the service at {self.url} did not answer within {said}") from None
         except httpx.HTTPError as exc:
             raise StoreError(f"cannot reach the afteraction service at {self.url}: {exc}") from exc
         _raise_for(response)

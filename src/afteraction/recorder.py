@@ -29,7 +29,7 @@ from afteraction.core.verify import Verifier, is_verdict, verify
 from afteraction.errors import ValidationError
 from afteraction.feedback import feed_back
 from afteraction.model import Attempt, Evidence, Experience, Hit, Run, Scope, Skill, ToolCall, Verdict
-from afteraction.recording import RawAttempt, RawCall, error_text, shown, text_of
+from afteraction.recording import RawAttempt, RawCall, error_text, finish_deadline, shown, text_of
 from afteraction.reporting import ErrorHandler, deliver, log_error
 
 if TYPE_CHECKING:
@@ -290,17 +290,18 @@ class RunRecorder:
             outcome.set_result(self._result)
 
     def _finish(self) -> None:
-        try:
-            run = self.to_run()
-            verdict = None if self._abstained else verify(run, self._verifiers)
-            if verdict is None:
+        with finish_deadline(self._memory):  # a remote memory's: the lesson and the outcomes wait `timeout` in all
+            try:
+                run = self.to_run()
+                verdict = None if self._abstained else verify(run, self._verifiers)
+                if verdict is None:
+                    return
+                experience = distill(run, verdict, self._memory.now(), skill=self._skill)
+                self._result = self._memory._store_finished(experience)
+            except Exception as exc:
+                self._report(exc, "run.finish")
                 return
-            experience = distill(run, verdict, self._memory.now(), skill=self._skill)
-            self._result = self._memory._store_finished(experience)
-        except Exception as exc:
-            self._report(exc, "run.finish")
-            return
-        self._feed_back(verdict, run)
+            self._feed_back(verdict, run)
 
     def _feed_back(self, verdict: Verdict, run: Run) -> None:
         if self._feedback:

@@ -1,16 +1,19 @@
 """What a run recorder holds before its finish: the calls and attempts as the agent's thread appended
 them (nothing is scrubbed yet: that happens once, at the finish), and the agent's values made text
-without raising (an exception whose ``__str__`` fails is still recorded, as its ``repr`` or its type).
+without raising (an exception whose ``__str__`` fails is still recorded, as its ``repr`` or its type);
+and the one deadline a remote memory gives a finish (``finish_deadline``).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-__all__ = ["RawAttempt", "RawCall", "error_text", "shown", "text_of"]
+__all__ = ["RawAttempt", "RawCall", "error_text", "finish_deadline", "shown", "text_of"]
 
 
 @dataclass(slots=True)
@@ -57,3 +60,10 @@ def error_text(error: object) -> str:
     if isinstance(error, BaseException):
         return f"{type(error).__name__}: {text_of(error)}"
     return text_of(error)
+
+
+def finish_deadline(memory: object) -> AbstractContextManager[None]:
+    """A remote memory's ``finish_deadline`` (its lesson and its outcomes wait ``timeout`` in all,
+    however many lessons the run was given); nothing for a local one."""
+    deadline = getattr(memory, "finish_deadline", None)
+    return deadline() if callable(deadline) else contextlib.nullcontext()
