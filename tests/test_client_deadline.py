@@ -10,7 +10,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,28 +22,18 @@ from afteraction.errors import StoreError
 SCOPE = aa.Scope(tenant="dev", app="support", project="refunds")
 
 
-@pytest.fixture(params=["silent", "trickle"])
-def stalling(request: pytest.FixtureRequest) -> Iterator[str]:
-    """A loopback HTTP service that reads each request, then never answers ("silent") or answers
-    a byte every 0.2 s ("trickle": every read well within httpx's timeout)."""
+HEAD = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n"
+
+
+@contextlib.contextmanager
+def loopback(answer: Callable[[socket.socket, threading.Event], None]) -> Iterator[str]:
+    """A loopback HTTP service calling ``answer(connection, stop)`` for each connection, in a thread of its own."""
     server = socket.create_server(("127.0.0.1", 0))
     stop = threading.Event()
 
-    def answer(conn: socket.socket) -> None:
-        with conn:
-            try:
-                conn.recv(65536)
-                if request.param == "trickle":
-                    body = b'{"hits": []}' + b" " * 200
-                    head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n"
-                    conn.sendall(head % len(body))
-                    for byte in body:
-                        if stop.wait(0.2):
-                            return
-                        conn.sendall(bytes([byte]))
-                stop.wait(30)
-            except OSError:
-                pass
+    def each(conn: socket.socket) -> None:
+        with conn, contextlib.suppress(OSError, IndexError):
+            answer(conn, stop)
 
     def serve() -> None:
         while not stop.is_set():
@@ -51,12 +41,34 @@ def stalling(request: pytest.FixtureRequest) -> Iterator[str]:
                 conn, _ = server.accept()
             except OSError:
                 return
-            threading.Thread(target=answer, args=(conn,), daemon=True).start()
+            threading.Thread(target=each, args=(conn,), daemon=True).start()
 
     threading.Thread(target=serve, daemon=True).start()
-    yield f"http://127.0.0.1:{server.getsockname()[1]}"
-    stop.set()
-    server.close()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        server.close()
+
+
+@pytest.fixture(params=["silent", "trickle"])
+def stalling(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A loopback HTTP service that reads each request, then never answers ("silent") or answers
+    a byte every 0.2 s ("trickle": every read well within httpx's timeout)."""
+
+    def answer(conn: socket.socket, stop: threading.Event) -> None:
+        conn.recv(65536)
+        if request.param == "trickle":
+            body = b'{"hits": []}' + b" " * 200
+            conn.sendall(HEAD % len(body))
+            for byte in body:
+                if stop.wait(0.2):
+                    return
+                conn.sendall(bytes([byte]))
+        stop.wait(30)
+
+    with loopback(answer) as url:
+        yield url
 
 
 def test_a_search_gives_up_after_its_deadline(stalling: str) -> None:
@@ -126,36 +138,17 @@ def test_a_finish_waits_timeout_in_all_however_many_lessons_the_run_was_given(tm
 @contextlib.contextmanager
 def answering(fast: dict[str, object]) -> Iterator[str]:
     """A loopback HTTP service answering the paths of ``fast`` at once with their JSON, and never any other."""
-    server = socket.create_server(("127.0.0.1", 0))
-    stop = threading.Event()
 
-    def answer(conn: socket.socket) -> None:
-        with conn:
-            try:
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    data += conn.recv(65536) or b"\r\n\r\n"
-                path = data.split(b" ", 2)[1].decode().split("?")[0]
-                if path in fast:
-                    body = json.dumps(fast[path]).encode()
-                    head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n"
-                    conn.sendall(head % len(body) + body)
-                else:
-                    stop.wait(30)
-            except (OSError, IndexError):
-                pass
+    def answer(conn: socket.socket, stop: threading.Event) -> None:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += conn.recv(65536) or b"\r\n\r\n"
+        path = data.split(b" ", 2)[1].decode().split("?")[0]
+        if path in fast:
+            body = json.dumps(fast[path]).encode()
+            conn.sendall(HEAD % len(body) + body)
+        else:
+            stop.wait(30)
 
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            threading.Thread(target=answer, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=serve, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.getsockname()[1]}"
-    finally:
-        stop.set()
-        server.close()
+    with loopback(answer) as url:
+        yield url
