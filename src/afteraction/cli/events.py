@@ -33,7 +33,8 @@ def cutoff(before: str | None, older_than: str | None, now: datetime) -> datetim
     found = _AGE.fullmatch(older_than.strip())
     if found is None:
         raise ValidationError(
-            "--older-than", f"must be a number of days or hours such as 30d or 12h, got {older_than!r}"
+            "--older-than",
+            f"must be a whole number of days or hours of at most 6 digits, such as 30d or 12h, got {older_than!r}",
         )
     count, unit = int(found[1]), found[2]
     try:

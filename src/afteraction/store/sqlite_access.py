@@ -19,6 +19,12 @@ process or another (read-your-writes), and no snapshot is kept between reads.
   starting the WAL over (it grew to 3 GB in four minutes of four searching threads beside two
   writing ones). Past ``WAL_LIMIT`` bytes, a write is followed by a TRUNCATE checkpoint that waits
   at most ``TRUNCATE_WAIT_MS`` for the readers then in the WAL, at most once a second.
+- An erasure leaves nothing in the WAL: a checkpoint copies the frames into the file but leaves
+  them in the ``-wal`` file (it only starts writing it over), so a deleted row's text would stay
+  there until the WAL passes ``WAL_LIMIT`` or the store closes. A write transaction marked
+  ``erasing`` (a forget, a user's erasure, deleted or pruned sessions) is followed by a TRUNCATE
+  checkpoint, which never fails the erasure: when readers stay in the WAL it is logged, and tried
+  again after the next writes (at most once a second) until it succeeds.
 - ``close`` closes the writer and the idle readers at once; a reader in use is closed when its
   read ends, and every read after ``close`` is the same StoreError.
 - A forked child (the process id changed) never uses its parent's connections (SQLite forbids it):
@@ -29,6 +35,7 @@ process or another (read-your-writes), and no snapshot is kept between reads.
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import threading
@@ -42,7 +49,18 @@ from afteraction.errors import StoreError
 from afteraction.store.sqlite_connection import BUSY_TIMEOUT_MS, connect, connect_reader, locked
 from afteraction.store.sqlite_terms import TermCounts
 
-__all__ = ["KEPT", "TRUNCATE_WAIT_MS", "WAL_LIMIT", "Connections", "Held", "truncate_wal", "wal_over_limit"]
+__all__ = [
+    "KEPT",
+    "TRUNCATE_WAIT_MS",
+    "WAL_LIMIT",
+    "Connections",
+    "Held",
+    "erasing",
+    "truncate_wal",
+    "wal_over_limit",
+]
+
+log = logging.getLogger("afteraction.store")
 
 KEPT = 4
 #: The WAL's size past which a write is followed by a TRUNCATE checkpoint (see the module).
@@ -52,6 +70,9 @@ TRUNCATE_WAIT_MS = 200
 #: A forked child's copies of its parent's connections: never used, never closed (closing runs
 #: SQLite's unlocking and WAL cleanup on a file the parent still uses).
 _ABANDONED: list[sqlite3.Connection] = []
+#: The writers whose open transaction is an erasure (``erasing``), by ``id``: ``writing`` forgets
+#: each at its commit or rollback (a connection takes no weak reference).
+_ERASING: set[int] = set()
 
 
 @dataclass(slots=True, eq=False)
@@ -72,6 +93,7 @@ class Connections:
         self._file = _identity(path)  # the file the writer opened: each read and write checks it is still there
         self._wal = Path(f"{path}-wal") if isinstance(path, Path) else None
         self._next_truncate = 0.0
+        self._owed = False  # an erasure's TRUNCATE checkpoint failed: the next writes try it again
         self._sidecars = _sidecars(path)  # this database's -wal and -shm, as they are now
         self._settings: list[str] = []  # pragmas set on the writer after its open (``configure``)
         self._lock = threading.Lock()  # the writer's
@@ -125,7 +147,10 @@ class Connections:
                 self._writer.counts.clear()
                 yield db
                 db.execute("COMMIT")
-                self._bound_wal(db)
+                if id(db) in _ERASING:
+                    self._truncate_erased(db)
+                else:
+                    self._bound_wal(db)
             except BaseException as exc:
                 if db.in_transaction:
                     with suppress(sqlite3.Error):  # the original error is the one to report
@@ -133,6 +158,8 @@ class Connections:
                 if isinstance(exc, sqlite3.Error):
                     raise self.failure(exc) from exc
                 raise
+            finally:
+                _ERASING.discard(id(db))
 
     def _check_file(self) -> None:
         """StoreError when the path no longer names the file the writer opened: deleted or replaced
@@ -145,16 +172,36 @@ class Connections:
 
     def checkpoint_elsewhere(self) -> None:
         """The writer no longer checkpoints, nor bounds the WAL: a thread of the caller's does both
-        (``sqlite_events``: so that a checkpoint's fsyncs never stall a commit)."""
+        (``sqlite_events``: so that a checkpoint's fsyncs never stall a commit). An erasure's commit
+        is still followed by its TRUNCATE checkpoint on the writer (rare, and asked for)."""
         self.configure("wal_autocheckpoint = 0")
         self._wal = None
 
     def _bound_wal(self, db: sqlite3.Connection) -> None:
-        """A TRUNCATE checkpoint when the WAL has passed ``WAL_LIMIT`` (see the module); never raises."""
-        if self._wal is None or time.monotonic() < self._next_truncate or not wal_over_limit(self._wal):
+        """A TRUNCATE checkpoint when the WAL has passed ``WAL_LIMIT``, or when an erasure's failed
+        (see the module), at most once a second; never raises."""
+        if time.monotonic() < self._next_truncate:
+            return
+        if not self._owed and (self._wal is None or not wal_over_limit(self._wal)):
             return
         self._next_truncate = time.monotonic() + 1.0
-        truncate_wal(db)
+        if truncate_wal(db):
+            self._owed = False
+
+    def _truncate_erased(self, db: sqlite3.Connection) -> None:
+        """The TRUNCATE checkpoint that follows an erasure's commit; when readers stay in the WAL,
+        logged and owed to the next writes (see the module). Never raises."""
+        if not isinstance(self.path, Path):  # :memory: has no WAL
+            return
+        self._next_truncate = time.monotonic() + 1.0
+        self._owed = not truncate_wal(db)
+        if self._owed:
+            log.warning(
+                "could not truncate the WAL of %s after an erasure (a read was still in it): the deleted rows "
+                "stay in its -wal file until a later write truncates it (tried at most once a second) or the "
+                "store closes",
+                self.path,
+            )
 
     # reading
 
@@ -282,15 +329,25 @@ def wal_over_limit(wal: Path) -> bool:
         return False
 
 
-def truncate_wal(db: sqlite3.Connection) -> None:
+def erasing(db: sqlite3.Connection) -> None:
+    """Mark the write transaction open on ``db`` (inside ``Connections.writing``) as an erasure: its
+    commit is followed by a TRUNCATE checkpoint, so that the deleted rows leave the ``-wal`` file
+    too (see the module)."""
+    _ERASING.add(id(db))
+
+
+def truncate_wal(db: sqlite3.Connection) -> bool:
     """A TRUNCATE checkpoint through ``db``, waiting at most ``TRUNCATE_WAIT_MS`` for the readers in
-    the WAL (it gives up until the next try when they stay); never raises."""
+    the WAL (it gives up until the next try when they stay): whether the WAL was emptied. Never raises."""
+    done = False
     with suppress(sqlite3.Error):
         db.execute(f"PRAGMA busy_timeout = {TRUNCATE_WAIT_MS}")
         try:
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            busy, *_ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            done = busy == 0
         finally:
             db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return done
 
 
 def _identity(path: str | Path) -> tuple[int, int] | None:

@@ -38,7 +38,7 @@ from afteraction.store.events import (
 )
 from afteraction.store.spans import session_traces
 from afteraction.store.sqlite import BUSY_TIMEOUT_MS, SQLiteStore
-from afteraction.store.sqlite_access import truncate_wal, wal_over_limit
+from afteraction.store.sqlite_access import erasing, truncate_wal, wal_over_limit
 from afteraction.store.sqlite_spans import drop_received_before, drop_traces
 
 __all__ = ["MAX_TREE_DEPTH", "MAX_TREE_SESSIONS", "SQLiteEvents", "Session", "Tree"]
@@ -192,17 +192,22 @@ class SQLiteEvents(ReadsThroughReader):
         if not wanted:
             return 0
         with self.store._writing() as db:
-            return _delete(db, tenant, wanted)
+            changes = db.total_changes
+            deleted = _delete(db, tenant, wanted)
+            _erased_since(db, changes)
+            return deleted
 
     def prune(self, tenant: str | None, before: datetime) -> int:
         end = cutoff(before)
         sql = "SELECT tenant, id FROM sessions WHERE ended_at < ?" + ("" if tenant is None else " AND tenant = ?")
         with self.store._writing() as db:  # the choice and the deletes in one transaction
+            changes = db.total_changes
             found: dict[str, list[str]] = {}
             for owner, id in db.execute(sql, (end,) if tenant is None else (end, tenant)).fetchall():
                 found.setdefault(owner, []).append(id)
             deleted = sum(_delete(db, owner, ids) for owner, ids in found.items())
             drop_received_before(db, tenant, end / 1_000_000)  # the OTLP buffer's spans of before too
+            _erased_since(db, changes)
             return deleted
 
     # reads
@@ -265,6 +270,13 @@ class SQLiteEvents(ReadsThroughReader):
             by_type = dict(db.execute("SELECT type, events FROM event_counts WHERE tenant = ?", (tenant,)).fetchall())
             sessions = db.execute("SELECT count(*) FROM sessions WHERE tenant = ?", (tenant,)).fetchone()[0]
         return Stats(by_type=by_type, sessions=int(sessions))
+
+
+def _erased_since(db: sqlite3.Connection, changes: int) -> None:
+    """Mark the transaction an erasure (``sqlite_access.erasing``: its commit truncates the WAL, so
+    the deleted events leave the ``-wal`` file too) when it deleted any row since ``changes``."""
+    if db.total_changes > changes:
+        erasing(db)
 
 
 def _delete(db: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> int:
