@@ -82,7 +82,7 @@ async def _body(service: Service, request: Request, path: str) -> dict[str, Any]
     if media != "application/json":
         raise Problem(415, "content-type", f"must be application/json, got {media or 'none'!r}")
     limit = service.limits.batch_bytes if path in _BATCHES else service.limits.event_bytes
-    data = await off_loop(await read_body(request, limit), _parse)
+    data = await off_loop(request, service.tenant(request), await read_body(request, limit), _parse)
     if not isinstance(data, dict):
         raise Problem(400, "body", "must be a JSON object")
     known = _FIELDS[path]

@@ -11,10 +11,14 @@ Events are stored through the group committer (``committer.Committer``): a reque
 once the transaction holding its events has committed. JSON is read and written with msgspec
 (strict: UTF-8, no NaN or Infinity, bounded nesting), each event validated once. Decoding and
 validating (secrets scrubbed, sizes cut: the slow part) of a body over ``offload.INLINE_BYTES`` run
-in a worker thread, two bodies at a time, not on the event loop, so one large request does not hold
-up the others; a smaller body is done on the loop (``offload``). A
-batch's events are counted before any is decoded (NDJSON: its non-blank lines, up to one past
-the limit).
+in a worker thread, a few bodies at a time, not on the event loop, so one large request does not hold
+up the others; the turns are shared fairly by tenants, and a body whose client has gone is not worked
+on; a smaller body is done on the loop (``offload``). A batch's events are counted before any is
+decoded (NDJSON: its non-blank lines, split on ``\n`` only, up to one past the limit).
+
+An event timed more than ``AHEAD`` (24 hours) past this server's clock is refused (400 naming
+``time``): retention prunes a session by its last event's time, so a sender's clock must not keep
+its sessions out of the retention window.
 
 Every event a request carries, valid or not, costs one of the caller's event rate (``Service.charge``:
 ``KeyAuth.charge`` with API keys), charged once the events are counted (a JSON body parsed, NDJSON
@@ -25,7 +29,9 @@ nothing and costs no validation. A rate refusal is not a rejection in the metric
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta, timezone
+from functools import cache
 from itertools import islice
 from typing import Any
 
@@ -39,9 +45,12 @@ from afteraction.core.sanitize import LIMITS
 from afteraction.errors import ValidationError
 from afteraction.model import Event
 from afteraction.server.common import Problem, Service, count
-from afteraction.server.offload import off_loop
+from afteraction.server.offload import CLIENT_GONE, off_loop
 
-__all__ = ["routes"]
+__all__ = ["AHEAD", "routes"]
+
+#: How far past this server's clock an event's ``time`` may be; later is refused (400 naming ``time``).
+AHEAD = timedelta(hours=24)
 
 _NDJSON = frozenset({"application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"})
 
@@ -82,10 +91,10 @@ def respond(data: Any, status: int) -> Response:
     return Response(_encode(data), status, media_type="application/json")
 
 
-def parse_json(data: bytes | str, field: str) -> Any:
+def parse_json(data: bytes | str | msgspec.Raw, field: str, decode: Callable[[Any], Any] = _decode) -> Any:
     """Strict JSON: UTF-8, no NaN or Infinity; nesting too deep is bad input, not a crash."""
     try:
-        return _decode(data)
+        return decode(data)
     except msgspec.DecodeError as exc:
         message = str(exc).removeprefix("JSON is malformed: ")
         raise Problem(400, field, f"is not JSON: {message}") from None
@@ -109,10 +118,24 @@ def validate(data: object, prefix: str = "") -> Event:
         raise Problem(400, prefix.rstrip(".") or "event", f"is not a valid AEP event: {exc}") from None
 
 
+def latest() -> datetime:
+    """The latest event time taken now: ``AHEAD`` past this server's clock."""
+    return datetime.now(timezone.utc) + AHEAD
+
+
+def in_time(event: Event, latest: datetime, prefix: str = "") -> Event:
+    """``event``, or Problem(400) naming its ``time`` when it is past ``latest``."""
+    if event.instant > latest:
+        hours = (event.instant - latest + AHEAD) // timedelta(hours=1)
+        rule = f"is {event.time[:64]}, {hours:,} hours ahead of this server's clock (at most 24 hours)"
+        raise Problem(400, prefix + "time", rule)
+    return event
+
+
 def _event(service: Service, request: Request, body: bytes) -> Event:
     data = parse_json(body, "body")
     service.charge(request, 1)
-    return service.check(request, data, validate(data), "")
+    return service.check(request, data, in_time(validate(data), latest()), "")
 
 
 async def post_event(service: Service, request: Request) -> Response:
@@ -122,9 +145,9 @@ async def post_event(service: Service, request: Request) -> Response:
     tenant = service.tenant(request)
     try:
         body = await read_body(request, service.limits.event_bytes)
-        event = await off_loop(body, _event, service, request)
+        event = await off_loop(request, tenant, body, _event, service, request)
     except Problem as problem:
-        if problem.status != 429:  # over the key's event rate: refused, not rejected as invalid
+        if problem.status not in (429, CLIENT_GONE):  # over a rate, or gone: refused, not rejected as invalid
             service.metrics.rejected(tenant, 1)
         raise
     (added,) = await service.writer.add(tenant, [event])
@@ -132,28 +155,60 @@ async def post_event(service: Service, request: Request) -> Response:
     return respond({"accepted": True, "duplicate": not added, "id": event.id}, 202 if added else 200)
 
 
-# a line of NDJSON: what ``str.splitlines`` keeps between line breaks; blank ones are skipped
-_LINE = re.compile("[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
+# a line of NDJSON: what lies between two ``\n`` (one ``\r`` before a ``\n`` is dropped); blank ones are
+# skipped. Only ``\n`` ends a line: a JSON string may hold a raw U+2028, U+2029 or U+0085, as LLM text does.
+_LINE = re.compile("[^\n]+")
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The non-blank lines of NDJSON ``text``, lazily."""
+    for match in _LINE.finditer(text):
+        line = match.group(0)
+        line = line[:-1] if line.endswith("\r") else line
+        if line.strip():
+            yield line
+
+
+_COUNTED_UP_TO = 100_000  # a batch limit above this is counted once decoded
+
+
+@cache
+def _first_items(limit: int) -> Callable[[bytes], Any]:
+    """A decoder of a JSON array's first ``limit + 1`` items left undecoded (``msgspec.Raw``: the rest is
+    only scanned), as the fields of an array-like struct: counting them costs a tenth of decoding."""
+    fields = [(f"i{n}", msgspec.Raw, msgspec.UNSET) for n in range(limit + 1)]
+    return msgspec.json.Decoder(msgspec.defstruct("FirstItems", fields, array_like=True)).decode
+
+
+def _array(body: bytes, limit: int, charge: Callable[[int], None]) -> list[Any]:
+    """A JSON array body's items, decoded once counted and charged: more than ``limit`` is 413 before
+    any is decoded, so is a number the key's event burst cannot take (``charge``)."""
+    if limit > _COUNTED_UP_TO:
+        found = parse_json(body, "body")
+        if not isinstance(found, list):  # pragma: no cover - a text starting with "[" decodes to a list
+            raise Problem(400, "body", "must be a JSON array of events or NDJSON")
+        raws: list[Any] = found
+    else:
+        first = parse_json(body, "body", _first_items(limit))
+        raws = [raw for raw in msgspec.structs.astuple(first) if raw is not msgspec.UNSET]
+    if len(raws) > limit:
+        raise Problem(413, None, f"the batch holds more than {limit} events; the limit is {limit}")
+    charge(len(raws))
+    return raws if limit > _COUNTED_UP_TO else [parse_json(raw, "body") for raw in raws]
 
 
 def _items(media: str, body: bytes, limit: int, charge: Callable[[int], None]) -> list[tuple[Any, Problem | None]]:
     """The batch's items, each decoded or with the problem that stopped it, once ``charge`` took
-    their number. NDJSON lines are counted before any is decoded; a JSON array is decoded whole
-    (bounded by the body's limit)."""
+    their number. NDJSON lines are counted before any is decoded, and so are a JSON array's items
+    (``_array``)."""
     if _is_json(media) and body.lstrip().startswith(b"["):
-        found = parse_json(body, "body")
-        if not isinstance(found, list):  # pragma: no cover - a text starting with "[" decodes to a list
-            raise Problem(400, "body", "must be a JSON array of events or NDJSON")
-        if len(found) > limit:
-            raise Problem(413, None, f"the batch holds {len(found)} events; the limit is {limit}")
-        charge(len(found))
-        items: list[tuple[Any, Problem | None]] = [(item, None) for item in found]
+        items: list[tuple[Any, Problem | None]] = [(item, None) for item in _array(body, limit, charge)]
     else:
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
             raise Problem(400, "body", "is not UTF-8 text") from None
-        lines = list(islice((line for m in _LINE.finditer(text) if (line := m.group(0)).strip()), limit + 1))
+        lines = list(islice(_lines(text), limit + 1))
         if len(lines) > limit:
             raise Problem(413, None, f"the batch holds more than {limit} events; the limit is {limit}")
         charge(len(lines))
@@ -174,6 +229,7 @@ def _batch(
     """Decode and validate a batch (blocking work, run off the event loop): the number of items,
     a result per item (empty for the valid ones), the valid events by index, the statuses met."""
     items = _items(media, body, service.limits.batch_events, lambda count: service.charge(request, count))
+    until = latest()
     results: list[dict[str, Any]] = []
     valid: list[tuple[int, Event]] = []
     statuses: set[int] = set()
@@ -181,7 +237,8 @@ def _batch(
         if problem is None:
             try:
                 prefix = f"events[{index}]."
-                valid.append((index, service.check(request, item, validate(item, prefix), prefix)))
+                event = in_time(validate(item, prefix), until, prefix)
+                valid.append((index, service.check(request, item, event, prefix)))
             except Problem as found:
                 problem = found
         if problem is not None:
@@ -199,7 +256,7 @@ async def post_batch(service: Service, request: Request) -> Response:
         raise Problem(415, "content-type", f"must be application/json or application/x-ndjson, got {media or 'none'!r}")
     tenant = service.tenant(request)
     body = await read_body(request, service.limits.batch_bytes)
-    received, results, valid, statuses = await off_loop(body, _batch, service, request, media)
+    received, results, valid, statuses = await off_loop(request, tenant, body, _batch, service, request, media)
     added = await service.writer.add(tenant, [event for _, event in valid])
     for (index, event), new in zip(valid, added, strict=True):
         results[index] = {"index": index, "accepted": True, "duplicate": not new, "id": event.id}

@@ -18,6 +18,10 @@ the limit, so a zip bomb costs no more memory than an honest body), or holding m
 ``SPANS_PER_REQUEST`` spans (counted once the body is parsed, before any span is read or mapped);
 413 or 429 (with ``Retry-After``) when the spans, charged one each to the caller's event rate
 (``Service.charge``) once counted, pass it: nothing of the request is stored or held then.
+A span timed more than 24 hours past this server's clock (``ingest.AHEAD``: retention prunes a
+session by its last event's time) is kept, not refused, with its start and end capped at that limit
+(``_capped``), and the answer's ``partialSuccess.errorMessage`` says so (``rejectedSpans`` stays 0): one
+exporter's skewed clock loses no span, and its sessions still leave the retention window.
 Errors come in the request's encoding too: afteraction's JSON error shape for JSON, a protobuf
 ``google.rpc.Status`` (whose message names the field and the problem) for protobuf, as OTLP/HTTP asks.
 """
@@ -27,6 +31,8 @@ from __future__ import annotations
 import time
 import zlib
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import timedelta
 from functools import partial
 
 from google.protobuf.json_format import MessageToDict
@@ -45,7 +51,7 @@ from afteraction.core.otlp_pending import dumps, loads, split
 from afteraction.core.otlp_spans import Batch, Span, decode_traces
 from afteraction.errors import ValidationError
 from afteraction.server.common import Problem, Service
-from afteraction.server.ingest import parse_json, read_body
+from afteraction.server.ingest import AHEAD, parse_json, read_body
 from afteraction.server.offload import in_turn
 from afteraction.store.spans import Bounds, HeldSpan, SpanBuffer, open_spans
 
@@ -145,19 +151,39 @@ def gather(
     return list(second.ready), [key for s in second.ready if (key := (s.trace_id, s.span_id)) in held]
 
 
+def _capped(spans: Sequence[Span], latest_ns: int) -> tuple[list[Span], str]:
+    """The spans with a start or end past ``latest_ns`` capped at it, and what the answer says of them ("" for none)."""
+    out: list[Span] = []
+    late: list[Span] = []
+    for span in spans:
+        if span.end_ns > latest_ns:  # end_ns >= start_ns
+            late.append(span)
+            span = replace(span, start_ns=min(span.start_ns, latest_ns), end_ns=latest_ns)
+        out.append(span)
+    if not late:
+        return out, ""
+    first = late[0]
+    return out, (
+        f"{len(late)} span(s) timed more than 24 hours ahead of this server's clock (first: span {first.span_id} "
+        f"of trace {first.trace_id}) are stored as timed 24 hours ahead"
+    )
+
+
 def _ingest(
     service: Service, buffer: SpanBuffer, request: Request, tenant: str, media: str, body: bytes
 ) -> tuple[int, str]:
     """Decode (charging the spans), place, map and store (blocking work, run off the event loop):
     rejected spans, why."""
     batch = _decoded(media, body, partial(service.charge, request))
-    ready, freed = gather(buffer, tenant, batch.spans, now=time.time(), bounds=BOUNDS)
+    now = time.time()
+    spans, late = _capped(batch.spans, int(now * 1e9) + AHEAD // timedelta(microseconds=1) * 1000)
+    ready, freed = gather(buffer, tenant, spans, now=now, bounds=BOUNDS)
     mapped = map_spans(ready)
     if mapped.events:  # the mapping scrubbed them (content sanitized, names and ids scrubbed and bounded)
         added = service.events.add_many(tenant, list(mapped.events))
         service.metrics.ingested(tenant, sum(added), len(added) - sum(added))
     buffer.drop(tenant, freed)  # only once their events are stored: a crash before leaves them held
-    message = "; ".join((*batch.errors, *mapped.errors))[:_MAX_MESSAGE]
+    message = "; ".join((*([late] if late else []), *batch.errors, *mapped.errors))[:_MAX_MESSAGE]
     rejected = batch.rejected + mapped.rejected
     service.metrics.rejected(tenant, rejected)
     return rejected, message
@@ -208,8 +234,8 @@ async def _post(service: Service, buffer: SpanBuffer, request: Request, media: s
     tenant = service.tenant(request)
     limit = service.limits.traces_bytes
     body = await read_body(request, limit)
-    rejected, message = await in_turn(  # in a worker thread, a few requests at a time (``offload``)
-        lambda: _ingest(service, buffer, request, tenant, media, decompress(body, encoding, limit))
+    rejected, message = await in_turn(  # in a worker thread, in the tenant's turn (``offload``)
+        request, tenant, lambda: _ingest(service, buffer, request, tenant, media, decompress(body, encoding, limit))
     )
     return _answer(media, rejected, message)
 
