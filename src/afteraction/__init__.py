@@ -24,6 +24,7 @@ from afteraction.core.sanitize import Limits
 from afteraction.core.tasktext import task_text
 from afteraction.errors import (
     AfterActionError,
+    AppendOnlyError,
     AuthError,
     ConfigError,
     ConflictError,
@@ -58,6 +59,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AfterActionError",
+    "AppendOnlyError",
     "AsyncMemory",
     "Attempt",
     "AuthError",

@@ -35,6 +35,7 @@ from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout
 from afteraction.core.sanitize import LIMITS, Limits
 from afteraction.errors import (
     AfterActionError,
+    AppendOnlyError,
     AuthError,
     ConfigError,
     ConflictError,
@@ -104,6 +105,7 @@ def _raise_for(response: httpx.Response) -> None:
         403: ForbiddenError,
         404: NotFoundError,
         409: ConflictError,
+        501: AppendOnlyError,  # the deployment does not delete: its message names the GRANT
     }
     if status in errors:
         raise errors[status](f"{where}: {field}: {message}" if field else f"{where}: {message}")

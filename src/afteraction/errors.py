@@ -12,6 +12,8 @@ them in one place, by the ``status`` each class carries::
     ├── NotFoundError                404  no such record in the caller's scope
     ├── ConflictError                409  a revision check failed (someone wrote first)
     ├── StoreError                   503  the store failed or is not ours / is corrupted
+    │   └── AppendOnlyError          501  the deployment does not delete: its database role may
+    │                                      not (names the GRANT); not worth retrying
     └── EmbedderError                503  the embedder failed
 
 Inside a running agent none of these reach the agent: the memory facade reports them
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 __all__ = [
     "AfterActionError",
+    "AppendOnlyError",
     "AuthError",
     "ConfigError",
     "ConflictError",
@@ -84,6 +87,14 @@ class StoreError(AfterActionError):
     """The store failed, or the database is not afteraction's or is corrupted."""
 
     status = 503
+
+
+class AppendOnlyError(StoreError):
+    """A deletion this deployment does not do: its database role lacks DELETE (kept append-only
+    on purpose, or granted before deleting existed). The message says so and names the GRANT; it
+    holds no database location, so the service shows it to the client as it is."""
+
+    status = 501
 
 
 class EmbedderError(AfterActionError):

@@ -2,7 +2,9 @@
 
 Every error is JSON of one shape (``common.error_body``), never an HTML page or a traceback:
 afteraction errors by the status each carries, Starlette's own (404, 405) by theirs, anything
-unexpected as a 500 whose detail goes to the log only.
+unexpected as a 500 whose detail goes to the log only. A 5xx afteraction error says only "try again
+later" (its detail, which may name the database, goes to the log), except a deletion the deployment
+does not do (``AppendOnlyError``, 501), whose message is what the client must be told.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from afteraction import __version__
-from afteraction.errors import AfterActionError, ConfigError, ValidationError
+from afteraction.errors import AfterActionError, AppendOnlyError, ConfigError, ValidationError
 from afteraction.memory import Memory
 from afteraction.server import admin, experience, export, health, ingest, metrics, openapi, otlp, reads, retention
 from afteraction.server.auth import AuthMiddleware, KeyAuth, key_project, key_tenant
@@ -72,7 +74,7 @@ async def _afteraction_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, AfterActionError)
     if isinstance(exc, ValidationError):
         return _error(request, exc.status, exc.field, exc.rule)
-    if exc.status >= 500:
+    if exc.status >= 500 and not isinstance(exc, AppendOnlyError):  # its message names no database location
         log.error("afteraction server: %s", exc)
         return _error(request, exc.status, None, "the service cannot answer now; try again later")
     return _error(request, exc.status, None, str(exc))

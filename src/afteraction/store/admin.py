@@ -206,6 +206,12 @@ def _postgres_status(url: str) -> SchemaStatus:
             if version:
                 cur.execute(f"SELECT name, applied_at FROM {postgres_schema.MIGRATIONS_TABLE}")
                 applied = [(str(name), _instant(at)) for name, at in cur.fetchall()]
+    except psycopg.errors.InsufficientPrivilege as exc:  # only the migrations table is read: name its GRANT
+        table = postgres_schema.MIGRATIONS_TABLE
+        raise StoreError(
+            f"{where}: the role may not read {table} ({postgres_errors.explain(exc, url)}); as its owner run: "
+            f"GRANT SELECT ON {table} TO <this role>"
+        ) from exc
     except psycopg.Error as exc:
         raise StoreError(
             f"cannot read the PostgreSQL database at {where}: {postgres_errors.explain(exc, url)}"

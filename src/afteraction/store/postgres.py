@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import PoolTimeout
 
 from afteraction.core.text import search_stems
 from afteraction.errors import ConflictError, NotFoundError, StoreError, ValidationError
@@ -28,7 +28,13 @@ from afteraction.store import POOL_OPTIONS, pool_options, postgres_url, records
 from afteraction.store._sql import COLUMNS, Decoder, lessons_query, record_values, scope_predicate
 from afteraction.store.base import Candidate, check_ids, check_owner, check_page
 from afteraction.store.postgres_errors import explain, hide_password
-from afteraction.store.postgres_privileges import FORGET_PRIVILEGES, SERVICE_PRIVILEGES, check_privileges
+from afteraction.store.postgres_pool import Pool
+from afteraction.store.postgres_privileges import (
+    FORGET_PRIVILEGES,
+    SERVICE_PRIVILEGES,
+    check_privileges,
+    require_delete,
+)
 from afteraction.store.postgres_schema import TABLE, migrate
 from afteraction.store.postgres_search import search_sql
 from afteraction.store.postgres_vectors import PostgresVectors, create_vector_indexes
@@ -119,7 +125,8 @@ class PostgresStore(PostgresVectors):
 
     Every operation is one transaction in one round trip. When the connection drops during
     one, it is tried again on another connection (``RETRIES`` times): each is idempotent, and
-    a transaction cut off midway leaves nothing behind."""
+    a transaction cut off midway leaves nothing behind. While the database cannot be reached,
+    each operation fails within a few seconds, naming why (``postgres_pool``)."""
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 30.0) -> None:
         url, options = pool_options(postgres_url(url) or url)
@@ -139,13 +146,13 @@ class PostgresStore(PostgresVectors):
                 create_vector_indexes(db)  # those a role that was not the owner could not create
         except psycopg.Error as exc:
             raise StoreError(f"cannot open the PostgreSQL store at {self._where}: {explain(exc, self.url)}") from exc
-        self._pool: ConnectionPool[psycopg.Connection[tuple[Any, ...]]] | None = ConnectionPool(
+        self._pool: Pool | None = Pool(
             self.url,
+            self._where,
             min_size=min_size,
             max_size=max_size,
             timeout=options.get("timeout", timeout),
-            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
-            open=True,
+            connect_timeout=CONNECT_TIMEOUT,
         )
 
     def require_service(self) -> None:
@@ -183,7 +190,7 @@ class PostgresStore(PostgresVectors):
                     return work(db)
             except psycopg.Error as exc:
                 if _lost(exc):
-                    pool.check()  # drop the other connections that died with this one
+                    pool.lost()  # drops the others that died with it; StoreError naming why when the database is down
                     if attempt < retries:
                         continue
                 raise self._failed(exc) from exc
@@ -227,7 +234,7 @@ class PostgresStore(PostgresVectors):
                         raise self._failed(exc) from exc
                     return
             except _Lost:
-                pool.check()  # drop the other connections that died with this one, then take another
+                pool.lost()  # drop the others that died with it (or say why the database is down), then take another
 
     # writes
 
@@ -299,16 +306,14 @@ class PostgresStore(PostgresVectors):
     def _deleting(self, tenant: str, where: str, params: Sequence[Any]) -> list[str]:
         """The ids of ``tenant``'s records deleted by one statement, under ``where``. Asked only
         here, DELETE on the table is a privilege a role may lack (a deployment that never forgets
-        is append-only): a StoreError then names the GRANT (``FORGET_PRIVILEGES``)."""
+        is append-only): an AppendOnlyError then names the GRANT (``FORGET_PRIVILEGES``)."""
         sql = f"DELETE FROM {TABLE} AS e WHERE {where} RETURNING e.id"
         try:
             [(_, rows)] = self._run(tenant, [(sql, params)])
         except StoreError as exc:
             if not isinstance(exc.__cause__, psycopg.errors.InsufficientPrivilege):
                 raise
-            self._retrying(
-                lambda db: check_privileges(db, self._where, FORGET_PRIVILEGES, (), who="forgetting a lesson")
-            )
+            self._retrying(lambda db: require_delete(db, FORGET_PRIVILEGES, what="lessons", who="forgetting a lesson"))
             raise  # pragma: no cover - the check names the grant; a role that has it was refused for another reason
         return [id for (id,) in rows]
 

@@ -37,7 +37,7 @@ from afteraction.store.events import (
     type_counts,
 )
 from afteraction.store.postgres import PostgresStore
-from afteraction.store.postgres_privileges import EVENT_DELETE_PRIVILEGES, check_privileges
+from afteraction.store.postgres_privileges import EVENT_DELETE_PRIVILEGES, require_delete
 from afteraction.store.postgres_schema import EVENT_COUNTS, EVENTS, SESSIONS
 from afteraction.store.postgres_spans import drop_received_before, drop_traces
 from afteraction.store.spans import session_traces
@@ -68,6 +68,10 @@ _UPSERT_COUNTS = f"""
 _COLUMNS = "id, trace_id, parent_session_id, source, started_at, ended_at, events"
 _RETRIES = 3  # a deadlock or serialization failure between replicas is retried
 _DELETE_SESSIONS = f"DELETE FROM {SESSIONS} WHERE tenant = %s AND id = ANY(%s::text[]) RETURNING id"
+#: ``prune``'s: the cutoff in the DELETE itself. Under READ COMMITTED a row a writer updated while this waited for its
+#: lock is checked again as that writer left it, so a session whose new event (acknowledged, inside the window)
+#: moved its end past the cutoff stays, with its events.
+_DELETE_ENDED = f"{_DELETE_SESSIONS.removesuffix(' RETURNING id')} AND ended_at < %s RETURNING id"
 _DELETE_EVENTS = f"""
     WITH gone AS (DELETE FROM {EVENTS} WHERE tenant = %s AND session_id = ANY(%s::text[]) RETURNING type)
     SELECT type, count(*) FROM gone GROUP BY type ORDER BY type
@@ -214,7 +218,9 @@ class PostgresEvents(ReadsThroughReader):
         """One transaction: with ``tenant`` None it reads every tenant's ended sessions (the
         ``all_tenants`` setting reads only), then deletes each tenant's as that tenant, since
         the DELETE policies let a transaction delete the rows of its ``afteraction.tenant`` alone;
-        then the OTLP buffer's spans received before the cutoff, likewise."""
+        then the OTLP buffer's spans received before the cutoff, likewise. The DELETE checks the
+        cutoff again (``_DELETE_ENDED``), and only the events of the sessions it deleted go: a
+        session that took a new event since the read keeps it."""
         end = cutoff(before)
 
         def prune(cur: psycopg.Cursor[tuple[Any, ...]]) -> int:
@@ -223,7 +229,7 @@ class PostgresEvents(ReadsThroughReader):
             found: dict[str, list[str]] = {}
             for owner, id in cur.fetchall():
                 found.setdefault(str(owner), []).append(str(id))
-            deleted = sum(_delete(cur, owner, ids) for owner, ids in found.items())
+            deleted = sum(_delete(cur, owner, ids, before=end) for owner, ids in found.items())
             drop_received_before(cur, tenant, end / 1_000_000)
             return deleted
 
@@ -231,7 +237,7 @@ class PostgresEvents(ReadsThroughReader):
 
     def _deleting(self, tenant: str | None, work: Callable[[psycopg.Cursor[tuple[Any, ...]]], T]) -> T:
         """``work`` in one transaction, retried on a deadlock with a writer; a role without DELETE
-        on the event tables is told the GRANT (asked for here, not at open)."""
+        on the event tables is told the GRANT, as an AppendOnlyError (asked for here, not at open)."""
         for attempt in range(_RETRIES):
             try:
                 with self.store._transaction(tenant) as cur:
@@ -239,9 +245,7 @@ class PostgresEvents(ReadsThroughReader):
             except StoreError as exc:
                 if isinstance(exc.__cause__, psycopg.errors.InsufficientPrivilege):
                     self.store._retrying(
-                        lambda db: check_privileges(
-                            db, self.store._where, EVENT_DELETE_PRIVILEGES, (), who="deleting sessions"
-                        )
+                        lambda db: require_delete(db, EVENT_DELETE_PRIVILEGES, what="sessions", who="deleting sessions")
                     )
                     raise  # pragma: no cover - the check names the grant; a role that has it was refused otherwise
                 transient = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
@@ -311,16 +315,19 @@ class PostgresEvents(ReadsThroughReader):
         return Stats(by_type=by_type, sessions=0 if found is None else int(found[0]))
 
 
-def _delete(cur: psycopg.Cursor[tuple[Any, ...]], tenant: str, ids: Sequence[str]) -> int:
-    """Delete the tenant's sessions ``ids`` with their events, as that tenant, and take those
-    events off the tenant's counts (a count at zero goes); forget the spans the OTLP buffer holds
-    for their traces, which would bring them back once placed (``store.spans``): in the caller's
-    transaction. The session rows go first, so a writer adding to one of them waits for this
-    transaction."""
+def _delete(cur: psycopg.Cursor[tuple[Any, ...]], tenant: str, ids: Sequence[str], *, before: int | None = None) -> int:
+    """Delete the tenant's sessions ``ids`` (those that ended before ``before`` only, when given: ``prune``) with
+    their events, as that tenant, and take those events off the tenant's counts (a count at zero goes); forget the
+    spans the OTLP buffer holds for their traces, which would bring them back once placed (``store.spans``): in
+    the caller's transaction. The session rows go first, so a writer adding to one of them waits for this
+    transaction; a prune deletes the events of the sessions its DELETE returned, and no others."""
     cur.execute("SELECT set_config('afteraction.tenant', %s, true)", (tenant,))
-    cur.execute(_DELETE_SESSIONS, (tenant, list(ids)))
+    if before is None:
+        cur.execute(_DELETE_SESSIONS, (tenant, list(ids)))
+    else:
+        cur.execute(_DELETE_ENDED, (tenant, list(ids), before))
     gone = sorted(str(id) for (id,) in cur.fetchall())
-    drop_traces(cur, tenant, session_traces(ids))
+    drop_traces(cur, tenant, session_traces(ids if before is None else gone))
     if not gone:
         return 0
     cur.execute(_DELETE_EVENTS, (tenant, gone))

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import psycopg
 
-from afteraction.errors import StoreError
+from afteraction.errors import AppendOnlyError, StoreError
 from afteraction.store.postgres_schema import (
     EVENT_COUNTS,
     EVENTS,
@@ -35,6 +35,7 @@ __all__ = [
     "PRIVILEGES",
     "SERVICE_PRIVILEGES",
     "check_privileges",
+    "require_delete",
 ]
 
 #: What the library's store uses (``PostgresStore`` checks these at open) ...
@@ -89,6 +90,31 @@ def check_privileges(
 ) -> None:
     """StoreError naming the GRANTs to run when the role lacks a privilege ``who`` uses (one
     statement for the tables, one for the functions)."""
+    missing = _missing(db, tables, functions)
+    if missing:
+        raise StoreError(
+            f"{where}: the role lacks privileges {who} needs; as the tables' owner run: {_grants(missing)}"
+        )
+
+
+def require_delete(
+    db: psycopg.Connection[tuple[object, ...]], tables: Mapping[str, Sequence[str]], *, what: str, who: str
+) -> None:
+    """AppendOnlyError naming the GRANTs when the role lacks a privilege of ``tables`` (``FORGET_PRIVILEGES``,
+    ``EVENT_DELETE_PRIVILEGES``): this deployment does not delete ``what``, on purpose or not, and trying again
+    will not change that. The message holds no database location: the service shows it to the client."""
+    missing = _missing(db, tables, ())
+    if missing:
+        raise AppendOnlyError(
+            f"this deployment does not delete {what}: its database role lacks DELETE (an append-only deployment); "
+            f"to allow {who}, as the tables' owner run: {_grants(missing)}"
+        )
+
+
+def _missing(
+    db: psycopg.Connection[tuple[object, ...]], tables: Mapping[str, Sequence[str]], functions: Sequence[str]
+) -> list[tuple[str, str]]:
+    """The (table or ``FUNCTION f``, privilege) pairs the role lacks, in the order asked."""
     wanted = [(table, privilege) for table, privileges in tables.items() for privilege in privileges]
     missing: list[tuple[str, str]] = []
     with db.cursor() as cur:
@@ -98,9 +124,11 @@ def check_privileges(
         if functions:
             cur.execute(_EXECUTES, (list(functions),))
             missing += [(f"FUNCTION {f}", "EXECUTE") for f, has in cur.fetchall() if not has]
-    if missing:
-        grants = "; ".join(
-            f"GRANT {', '.join(p for t, p in missing if t == table)} ON {table} TO <this role>"
-            for table in dict.fromkeys(t for t, _ in missing)
-        )
-        raise StoreError(f"{where}: the role lacks privileges {who} needs; as the tables' owner run: {grants}")
+    return missing
+
+
+def _grants(missing: Sequence[tuple[str, str]]) -> str:
+    return "; ".join(
+        f"GRANT {', '.join(p for t, p in missing if t == table)} ON {table} TO <this role>"
+        for table in dict.fromkeys(t for t, _ in missing)
+    )
