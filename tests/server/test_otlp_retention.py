@@ -96,8 +96,8 @@ def test_a_session_deleted_after_the_buffers_age_stays_deleted(
 ) -> None:
     session = f"{1:032x}-{1:016x}"
     export(client, span(1, 1, None, "invoke_agent", **{"gen_ai.agent.name": "bot"}), span(1, 2, 1, "execute_tool"))
-    late = span(1, 3, 1, "execute_tool", **{"gen_ai.tool.name": "late", "gen_ai.tool.call.arguments": '{"card": "x"}'})
-    export(client, late)  # its parent was placed already: held, until the age passes
+    late = span(1, 3, 2, "execute_tool", **{"gen_ai.tool.name": "late", "gen_ai.tool.call.arguments": '{"card": "x"}'})
+    export(client, late)  # its parent (a tool call, no session of its own) was placed already: held until the age
     assert [s.spans for s in buffer.summary("acme")] == [1]
     clock.now += 3_600  # the trace stopped exporting long ago
     assert client.delete(f"/sessions/{session}", headers=ACME).json() == {"deleted": 1}

@@ -46,7 +46,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from afteraction.core.otlp_events import map_spans
+from afteraction.core.otlp_events import Mapped, map_spans
 from afteraction.core.otlp_pending import dumps, loads, split
 from afteraction.core.otlp_spans import Batch, Span, decode_traces
 from afteraction.errors import ValidationError
@@ -135,20 +135,45 @@ def _decoded(media: str, body: bytes, charge: Callable[[int], None]) -> Batch:
 
 
 def gather(
-    buffer: SpanBuffer, tenant: str, spans: Sequence[Span], *, now: float, bounds: Bounds = BOUNDS
+    buffer: SpanBuffer,
+    tenant: str,
+    spans: Sequence[Span],
+    *,
+    now: float,
+    bounds: Bounds = BOUNDS,
+    placed: Callable[[str], bool] = lambda session: False,
 ) -> tuple[list[Span], list[tuple[str, str]]]:
     """The spans to map now, and the buffered (trace id, span id) they free once their events are
     stored. The export's spans whose ancestry is not known yet are held; the buffered spans of the
-    traces this export roots are placed with it; a trace past ``bounds`` is resolved as it is."""
+    traces this export roots are placed with it; a trace past ``bounds`` is resolved as it is, and
+    so is a trace whose held spans wait for a parent already stored as a session (``placed``: its
+    id ``<trace>-<span>``): an export that came after its root's, or raced it (``_ingest``)."""
     first = split(spans)
+    late: set[str] = set()
     if first.waiting:
         buffer.hold(tenant, [HeldSpan(s.trace_id, s.span_id, dumps(s)) for s in first.waiting], now=now)
-    released = buffer.release(tenant, {s.trace_id for s in first.ready}, now=now, bounds=bounds)
+        late = _under_placed(first.waiting, placed)
+    released = buffer.release(tenant, {s.trace_id for s in first.ready} | late, now=now, bounds=bounds)
     if not released.spans:
         return list(first.ready), []
     held = {(h.trace_id, h.span_id) for h in released.spans}
-    second = split([*first.ready, *(loads(h.data) for h in released.spans)], as_they_are=released.due)
+    second = split([*first.ready, *(loads(h.data) for h in released.spans)], as_they_are=released.due | late)
     return list(second.ready), [key for s in second.ready if (key := (s.trace_id, s.span_id)) in held]
+
+
+PLACED_LOOKUPS = 64  # sessions looked up per export for its waiting spans' parents; more wait as before
+
+
+def _under_placed(waiting: Sequence[Span], placed: Callable[[str], bool]) -> set[str]:
+    """The traces of ``waiting`` with a span whose missing parent is a stored session (checked after the
+    spans were held: see ``_ingest``), looking up at most ``PLACED_LOOKUPS`` parents."""
+    known = {(s.trace_id, s.span_id) for s in waiting}
+    parents = {(s.trace_id, s.parent_id) for s in waiting if s.parent_id and (s.trace_id, s.parent_id) not in known}
+    found: set[str] = set()
+    for trace, parent in sorted(parents)[:PLACED_LOOKUPS]:
+        if trace not in found and placed(f"{trace}-{parent}"):
+            found.add(trace)
+    return found
 
 
 def _capped(spans: Sequence[Span], latest_ns: int) -> tuple[list[Span], str]:
@@ -173,20 +198,50 @@ def _ingest(
     service: Service, buffer: SpanBuffer, request: Request, tenant: str, media: str, body: bytes
 ) -> tuple[int, str]:
     """Decode (charging the spans), place, map and store (blocking work, run off the event loop):
-    rejected spans, why."""
+    rejected spans, why.
+
+    Two exports of one trace may race (two replicas, or two workers of one): the one holding
+    children may commit them after the one bringing their root looked in the buffer, and before
+    that one's events are stored. So each side looks again once its own work is committed: the
+    holder asks whether the parent its spans wait for is a stored session (``gather``'s ``placed``),
+    and the rooting side, once its events are stored, takes back what was held meanwhile for the
+    traces it rooted and places it with them. One of the two looks late enough to see the other
+    (each statement sees every commit before it); when both do, the events come out the same
+    (their ids are derived) and are stored once."""
     batch = _decoded(media, body, partial(service.charge, request))
     now = time.time()
     spans, late = _capped(batch.spans, int(now * 1e9) + AHEAD // timedelta(microseconds=1) * 1000)
-    ready, freed = gather(buffer, tenant, spans, now=now, bounds=BOUNDS)
-    mapped = map_spans(ready)
-    if mapped.events:  # the mapping scrubbed them (content sanitized, names and ids scrubbed and bounded)
-        added = service.events.add_many(tenant, list(mapped.events))
-        service.metrics.ingested(tenant, sum(added), len(added) - sum(added))
-    buffer.drop(tenant, freed)  # only once their events are stored: a crash before leaves them held
+    placed = partial(_is_session, service, tenant)
+    ready, freed = gather(buffer, tenant, spans, now=now, bounds=BOUNDS, placed=placed)
+    mapped = _store(service, buffer, tenant, ready, freed)
+    rooted = {s.trace_id for s in ready if s.parent_id is None}
+    if rooted:  # what another export held for these traces while this one placed them
+        again, freed = gather(buffer, tenant, [s for s in ready if s.trace_id in rooted], now=now, bounds=BOUNDS)
+        if freed:
+            _store(service, buffer, tenant, again, freed, counted=False)
     message = "; ".join((*([late] if late else []), *batch.errors, *mapped.errors))[:_MAX_MESSAGE]
     rejected = batch.rejected + mapped.rejected
     service.metrics.rejected(tenant, rejected)
     return rejected, message
+
+
+def _is_session(service: Service, tenant: str, id: str) -> bool:
+    return service.events.session(tenant, id) is not None
+
+
+def _store(
+    service: Service, buffer: SpanBuffer, tenant: str, ready: list[Span], freed: list[tuple[str, str]],
+    *, counted: bool = True,
+) -> Mapped:  # fmt: skip
+    """Map ``ready`` and store its events, then drop the held spans it ``freed`` (only once their events are
+    stored: a crash before leaves them held). ``counted``: its duplicates count in the metrics (not when
+    placing again what this request stored a moment ago)."""
+    mapped = map_spans(ready)
+    if mapped.events:  # the mapping scrubbed them (content sanitized, names and ids scrubbed and bounded)
+        added = service.events.add_many(tenant, list(mapped.events))
+        service.metrics.ingested(tenant, sum(added), len(added) - sum(added) if counted else 0)
+    buffer.drop(tenant, freed)
+    return mapped
 
 
 def _answer(media: str, rejected: int, message: str) -> Response:
