@@ -22,7 +22,7 @@ from afteraction.errors import StoreError
 SCOPE = aa.Scope(tenant="dev", app="support", project="refunds")
 
 
-HEAD = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n"
+HEAD = b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n"
 
 
 @contextlib.contextmanager
