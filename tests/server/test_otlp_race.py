@@ -76,7 +76,7 @@ def racing(events: EventStore, clock: Clock, monkeypatch: pytest.MonkeyPatch) ->
 
     def hold_children() -> None:  # what the other request does: nothing of the root is stored yet, so it holds
         ready, freed = otlp.gather(
-            inner, "acme", children, now=clock.now, placed=lambda id: events.session("acme", id) is not None
+            inner, "acme", children, now=clock.now, placed=lambda ids: {i for i in ids if events.session("acme", i)}
         )
         assert (ready, freed) == ([], [])
 

@@ -141,7 +141,7 @@ def gather(
     *,
     now: float,
     bounds: Bounds = BOUNDS,
-    placed: Callable[[str], bool] = lambda session: False,
+    placed: Callable[[list[str]], set[str]] = lambda sessions: set(),
 ) -> tuple[list[Span], list[tuple[str, str]]]:
     """The spans to map now, and the buffered (trace id, span id) they free once their events are
     stored. The export's spans whose ancestry is not known yet are held; the buffered spans of the
@@ -164,16 +164,15 @@ def gather(
 PLACED_LOOKUPS = 64  # sessions looked up per export for its waiting spans' parents; more wait as before
 
 
-def _under_placed(waiting: Sequence[Span], placed: Callable[[str], bool]) -> set[str]:
+def _under_placed(waiting: Sequence[Span], placed: Callable[[list[str]], set[str]]) -> set[str]:
     """The traces of ``waiting`` with a span whose missing parent is a stored session (checked after the
-    spans were held: see ``_ingest``), looking up at most ``PLACED_LOOKUPS`` parents."""
+    spans were held: see ``_ingest``), looking up at most ``PLACED_LOOKUPS`` parents, in one read."""
     known = {(s.trace_id, s.span_id) for s in waiting}
     parents = {(s.trace_id, s.parent_id) for s in waiting if s.parent_id and (s.trace_id, s.parent_id) not in known}
-    found: set[str] = set()
-    for trace, parent in sorted(parents)[:PLACED_LOOKUPS]:
-        if trace not in found and placed(f"{trace}-{parent}"):
-            found.add(trace)
-    return found
+    if not parents:
+        return set()
+    stored = placed([f"{trace}-{parent}" for trace, parent in sorted(parents)[:PLACED_LOOKUPS]])
+    return {id.partition("-")[0] for id in stored}
 
 
 def _capped(spans: Sequence[Span], latest_ns: int) -> tuple[list[Span], str]:
@@ -211,7 +210,7 @@ def _ingest(
     batch = _decoded(media, body, partial(service.charge, request))
     now = time.time()
     spans, late = _capped(batch.spans, int(now * 1e9) + AHEAD // timedelta(microseconds=1) * 1000)
-    placed = partial(_is_session, service, tenant)
+    placed = partial(_stored, service, tenant)
     ready, freed = gather(buffer, tenant, spans, now=now, bounds=BOUNDS, placed=placed)
     mapped = _store(service, buffer, tenant, ready, freed)
     rooted = {s.trace_id for s in ready if s.parent_id is None}
@@ -225,8 +224,10 @@ def _ingest(
     return rejected, message
 
 
-def _is_session(service: Service, tenant: str, id: str) -> bool:
-    return service.events.session(tenant, id) is not None
+def _stored(service: Service, tenant: str, ids: list[str]) -> set[str]:
+    """Those of the session ``ids`` that are stored, read in one snapshot."""
+    with service.events.reading(tenant) as reader:
+        return {id for id in ids if reader.session(id) is not None}
 
 
 def _store(
