@@ -83,15 +83,22 @@ def test_a_failing_child_leaves_the_build_to_this_process(
     assert said in caplog.text and "building it here" in caplog.text
 
 
+@pytest.mark.parametrize(
+    ("executable", "said"),
+    [("", "sys.executable is empty"), ("/usr/bin/uwsgi", "sys.executable is not a Python interpreter ('uwsgi')")],
+)
 def test_no_python_to_run_means_building_here(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, executable: str, said: str
 ) -> None:
-    monkeypatch.setattr(sys, "executable", "")
+    """An embedded interpreter's sys.executable may be empty, or the host program (uWSGI): never run that."""
+    started: list[object] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda *args, **kwargs: started.append(args))
+    monkeypatch.setattr(sys, "executable", executable)
     keys, rows = vectors(100)
     with caplog.at_level(logging.WARNING, "afteraction.store"):
         ann = build(keys, rows, in_child=True, scratch=None)
-    assert ann is not None and len(ann) == 100
-    assert "sys.executable is empty" in caplog.text
+    assert ann is not None and len(ann) == 100 and started == []
+    assert said in caplog.text
 
 
 def test_stopping_kills_the_child_and_removes_its_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

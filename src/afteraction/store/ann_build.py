@@ -79,6 +79,8 @@ def _in_child(
 ) -> AnnIndex | None:
     if not sys.executable:
         raise ChildFailed("no Python executable to run it (sys.executable is empty)")
+    if not Path(sys.executable).name.lower().startswith(("python", "pypy")):  # uWSGI, an app bundle: not a Python
+        raise ChildFailed(f"sys.executable is not a Python interpreter ({Path(sys.executable).name!r})")
     with _folder(scratch) as folder:
         out, errors = folder / "graph.usearch", folder / "stderr"
         with errors.open("wb") as stderr:
