@@ -41,3 +41,17 @@ def test_the_time_fixture_names_time_and_jsonl_is_still_read_by_line(tmp_path: P
     done = CliRunner().invoke(main, ["validate", str(lines)])
     assert done.exit_code == 1 and done.output.startswith("line 2: time: ")
     assert done.output.splitlines()[-1] == "2 events, 1 valid, 1 invalid"
+
+
+def test_lines_end_at_a_newline_only_as_the_service_reads_them(tmp_path: Path) -> None:
+    """The service splits NDJSON at ``\\n`` only; ``validate`` read the file in text mode, whose universal newlines
+    also split at a lone ``\\r``: it called valid a file the service refuses as one line that is not JSON."""
+    event = json.dumps(json.loads((FIXTURES / "valid" / "task-created.json").read_text()))
+    lone = tmp_path / "cr.jsonl"
+    lone.write_bytes(f"{event}\r{event}\r".encode())
+    done = CliRunner().invoke(main, ["validate", str(lone)])
+    assert done.exit_code == 1 and done.output.splitlines()[-1] == "1 events, 0 valid, 1 invalid"
+    windows = tmp_path / "crlf.jsonl"
+    windows.write_bytes(f"{event}\r\n{event}\r\n".encode())
+    done = CliRunner().invoke(main, ["validate", str(windows)])
+    assert done.exit_code == 0 and done.output.strip() == "2 events, 2 valid, 0 invalid"

@@ -135,6 +135,23 @@ def test_a_finish_waits_timeout_in_all_however_many_lessons_the_run_was_given(tm
     assert all("not sent: the run's finish had used its 1 s" in str(e) for _, e in reports[1:])
 
 
+def test_a_slow_host_check_does_not_use_up_the_finishs_deadline() -> None:
+    """The deadline covers the requests to the service, not the host's own checks: a check that took longer than
+    ``timeout`` left no time to send the lesson ("not sent: the run's finish had used its 0.5 s")."""
+    reports: list[tuple[str, BaseException]] = []
+
+    def slow_check(run: object) -> bool:
+        time.sleep(0.8)  # a test suite the host runs as its check
+        return True
+
+    with answering({"/experience/search": {"hits": []}, "/experience/lessons": {"stored": 1}}) as url:
+        mem = RemoteMemory(url, timeout=0.5, on_error=lambda e, w: reports.append((w, e)))
+        with mem.run("Refund ticket 42 is stuck", scope=SCOPE, verify=[aa.verify.check("suite", slow_check)]) as run:
+            run.tool("refund", result="issued")
+        mem.close()
+    assert reports == [] and run.experience is not None
+
+
 @contextlib.contextmanager
 def answering(fast: dict[str, object]) -> Iterator[str]:
     """A loopback HTTP service answering the paths of ``fast`` at once with their JSON, and never any other."""

@@ -290,13 +290,17 @@ class RunRecorder:
             outcome.set_result(self._result)
 
     def _finish(self) -> None:
+        try:
+            run = self.to_run()
+            verdict = None if self._abstained else verify(run, self._verifiers)  # the host's checks take their time
+            if verdict is None:
+                return
+            experience = distill(run, verdict, self._memory.now(), skill=self._skill)
+        except Exception as exc:
+            self._report(exc, "run.finish")
+            return
         with finish_deadline(self._memory):  # a remote memory's: the lesson and the outcomes wait `timeout` in all
             try:
-                run = self.to_run()
-                verdict = None if self._abstained else verify(run, self._verifiers)
-                if verdict is None:
-                    return
-                experience = distill(run, verdict, self._memory.now(), skill=self._skill)
                 self._result = self._memory._store_finished(experience)
             except Exception as exc:
                 self._report(exc, "run.finish")

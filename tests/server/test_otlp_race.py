@@ -94,3 +94,15 @@ def test_children_held_while_their_root_was_placed_are_placed_by_the_rooting_req
     assert tool_names(racing) == ["tool2", "tool3", "tool4"]
     replica = racing.get("/metrics", headers=ACME).json()["replica"]
     assert replica == {"events_ingested": 8, "duplicates": 0, "rejected": 0}  # placing the root again is no duplicate
+
+
+def test_a_late_span_places_only_the_spans_under_the_stored_session(client: TestClient, buffer: SpanBuffer) -> None:
+    """Tool 5 waits under span 4, not a session of its own and not sent yet: a late tool of the stored agent
+    placed every held span of the trace as it was, so tool 5 became a detached session of no run."""
+    export(client, AGENT, *tools(2))
+    export(client, *tools(3), span(1, 5, 4, "execute_tool", **{"gen_ai.tool.name": "tool5"}))
+    assert tool_names(client) == ["tool2", "tool3"] and [s.spans for s in buffer.summary("acme")] == [1]
+    export(client, span(1, 4, 1, "step"))  # the span tool 5 ran under: walked through, into the agent's session
+    assert buffer.summary("acme") == []
+    assert tool_names(client) == ["tool2", "tool3", "tool5"]
+    assert {e.session_id for e in stored(client, "acme")} == {SESSION}

@@ -170,3 +170,52 @@ def test_a_store_builds_its_large_graph_in_a_child(tmp_path: Path, monkeypatch: 
     finally:
         store.close()
     assert [args[1] for args in started] == [ann_child.__file__]
+
+
+def test_an_orphan_waiting_for_input_stops_too(tmp_path: Path) -> None:
+    """A forked copy of the parent may keep the child's input open after the parent died: the child, blocked
+    reading it, still notices it is an orphan (it waited for ever)."""
+    child = subprocess.Popen(
+        [sys.executable, ann_child.__file__, str(tmp_path / "graph.usearch"), str(os.getpid() + 1_000_000)],
+        stdin=subprocess.PIPE,
+    )
+    try:
+        assert child.wait(timeout=20) == ann_child.ORPHANED
+    finally:
+        child.kill()
+        assert child.stdin is not None
+        child.stdin.close()
+
+
+def test_a_forked_copy_that_exits_leaves_the_parents_build_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pre-fork server's worker, forked while a build runs, runs its exit handlers when it exits: the build's
+    folder went with them (``TemporaryDirectory``), and the build failed."""
+    slow = tmp_path / "slow_child.py"
+    slow.write_text(
+        f"import runpy, sys, time\ntime.sleep(1.5)\nrunpy.run_path({str(ann_child.__file__)!r}, run_name='__main__')\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(ann_build, "CHILD", slow)
+    scratch = tmp_path / "scratch"
+    keys, rows = vectors(300)
+    built: list[AnnIndex | None] = []
+    worker = threading.Thread(target=lambda: built.append(build(keys, rows, in_child=True, scratch=scratch)))
+    worker.start()
+    for _ in range(100):
+        if scratch.exists() and any(scratch.iterdir()):
+            break
+        threading.Event().wait(0.05)
+    (folder,) = scratch.iterdir()
+    pid = os.fork()
+    if pid == 0:  # the forked copy: exits as an interpreter does, exit handlers included
+        import atexit
+
+        atexit._run_exitfuncs()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert folder.exists()
+    worker.join(60)
+    assert built and built[0] is not None and len(built[0]) == 300
+    assert list(scratch.iterdir()) == []

@@ -26,9 +26,21 @@ _READ = click.File("r", encoding="utf-8", errors="surrogateescape")
 
 
 def _lines(handle: IO[str]) -> Iterator[tuple[int, str]]:
-    for number, line in enumerate(handle, start=1):
+    """The non-blank lines of ``handle``, numbered, split on ``\n`` only (``_as_sent``)."""
+    for number, line in enumerate(_as_sent(handle), start=1):
         if line.strip():
             yield number, line
+
+
+def _as_sent(handle: IO[str]) -> IO[str]:
+    """``handle`` reading its lines as the service splits NDJSON, at ``\n`` only: a lone ``\r`` (or a U+2028) stays
+    inside its line. Text mode's universal newlines made three events of ``{…}\r{…}\r{…}``, which the service
+    refuses as one line that is not JSON."""
+    reconfigure = getattr(handle, "reconfigure", None)
+    if reconfigure is not None:
+        with contextlib.suppress(ValueError, io.UnsupportedOperation):  # data already read: it stays as it is
+            reconfigure(newline="\n")
+    return handle
 
 
 def _not_utf8(text: str) -> bool:
@@ -152,7 +164,7 @@ def validate(file: IO[str], db: str, as_json: bool) -> None:
     """Validate an events FILE (JSONL, one JSON array, or one JSON object) against AEP 0.2.0.
 
     Exits 1 when any event is invalid. (--db is accepted for symmetry; nothing is stored.)"""
-    text = file.read()
+    text = _as_sent(file).read()
     stripped = text.lstrip()
     items: list[tuple[int, Any, str | None]] = []
     unit = "item" if stripped.startswith("[") else "line"  # a JSON array's events are counted, not its lines
@@ -167,7 +179,7 @@ def validate(file: IO[str], db: str, as_json: bool) -> None:
         except _Unreadable as exc:
             raise ValidationError(file.name, str(exc)) from None
     else:
-        for number, line in _lines(io.StringIO(text)):
+        for number, line in _lines(io.StringIO(text, newline="\n")):
             if _not_utf8(line):
                 items.append((number, None, "is not UTF-8 text"))
                 continue

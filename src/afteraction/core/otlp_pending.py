@@ -57,10 +57,14 @@ def _key(span: Span) -> _Key:
     return (span.trace_id, span.span_id)
 
 
-def split(spans: Iterable[Span], *, as_they_are: Collection[str] = ()) -> Split:
+def split(
+    spans: Iterable[Span], *, as_they_are: Collection[str] = (), under: Collection[tuple[str, str]] = ()
+) -> Split:
     """The spans (one per trace and span id, the first given wins) split into ready and waiting;
     every span of a trace in ``as_they_are`` is ready (its bounds were passed: it is mapped with
-    what is known). Each span is walked once; the walk is iterative and cycle-safe."""
+    what is known), and so is a span whose walk up leaves the given spans at a (trace id, span id)
+    of ``under`` (a parent stored already: it joins that parent's session). Each span is walked
+    once; the walk is iterative and cycle-safe."""
     by_key: dict[_Key, Span] = {}
     for span in spans:
         by_key.setdefault(_key(span), span)
@@ -83,9 +87,10 @@ def split(spans: Iterable[Span], *, as_they_are: Collection[str] = ()) -> Split:
                 break
             path.append(current)
             on_path.add(key)
-            current = by_key.get((current.trace_id, current.parent_id))
-        if current is None:
-            outcome = False  # the walk left the known spans: a parent not received yet
+            parent = (current.trace_id, current.parent_id)
+            current = by_key.get(parent)
+            if current is None:  # the walk left the known spans: ready at a parent stored already, else waiting
+                outcome = parent in under
         for span in path:
             ready[_key(span)] = outcome
         ready.setdefault(_key(start), outcome)

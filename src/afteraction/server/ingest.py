@@ -126,8 +126,9 @@ def latest() -> datetime:
 def in_time(event: Event, latest: datetime, prefix: str = "") -> Event:
     """``event``, or Problem(400) naming its ``time`` when it is past ``latest``."""
     if event.instant > latest:
-        hours = (event.instant - latest + AHEAD) // timedelta(hours=1)
-        rule = f"is {event.time[:64]}, {hours:,} hours ahead of this server's clock (at most 24 hours)"
+        minutes = -(-(event.instant - latest + AHEAD) // timedelta(minutes=1))  # rounded up: never "24 h … at most 24"
+        hours, minutes = divmod(minutes, 60)
+        rule = f"is {event.time[:64]}, {hours:,} h {minutes} min ahead of this server's clock (at most 24 hours)"
         raise Problem(400, prefix + "time", rule)
     return event
 

@@ -149,30 +149,32 @@ def gather(
     so is a trace whose held spans wait for a parent already stored as a session (``placed``: its
     id ``<trace>-<span>``): an export that came after its root's, or raced it (``_ingest``)."""
     first = split(spans)
-    late: set[str] = set()
+    late: set[tuple[str, str]] = set()
     if first.waiting:
         buffer.hold(tenant, [HeldSpan(s.trace_id, s.span_id, dumps(s)) for s in first.waiting], now=now)
         late = _under_placed(first.waiting, placed)
-    released = buffer.release(tenant, {s.trace_id for s in first.ready} | late, now=now, bounds=bounds)
+    traces = {s.trace_id for s in first.ready} | {trace for trace, _ in late}
+    released = buffer.release(tenant, traces, now=now, bounds=bounds)
     if not released.spans:
         return list(first.ready), []
     held = {(h.trace_id, h.span_id) for h in released.spans}
-    second = split([*first.ready, *(loads(h.data) for h in released.spans)], as_they_are=released.due | late)
+    second = split([*first.ready, *(loads(h.data) for h in released.spans)], as_they_are=released.due, under=late)
     return list(second.ready), [key for s in second.ready if (key := (s.trace_id, s.span_id)) in held]
 
 
 PLACED_LOOKUPS = 64  # sessions looked up per export for its waiting spans' parents; more wait as before
 
 
-def _under_placed(waiting: Sequence[Span], placed: Callable[[list[str]], set[str]]) -> set[str]:
-    """The traces of ``waiting`` with a span whose missing parent is a stored session (checked after the
-    spans were held: see ``_ingest``), looking up at most ``PLACED_LOOKUPS`` parents, in one read."""
+def _under_placed(waiting: Sequence[Span], placed: Callable[[list[str]], set[str]]) -> set[tuple[str, str]]:
+    """The (trace id, span id) of the missing parents of ``waiting`` that are stored sessions (checked after
+    the spans were held: see ``_ingest``), looking up at most ``PLACED_LOOKUPS`` of them, in one read. Only
+    the spans under those are placed now; the trace's others keep waiting for their own parents."""
     known = {(s.trace_id, s.span_id) for s in waiting}
     parents = {(s.trace_id, s.parent_id) for s in waiting if s.parent_id and (s.trace_id, s.parent_id) not in known}
     if not parents:
         return set()
     stored = placed([f"{trace}-{parent}" for trace, parent in sorted(parents)[:PLACED_LOOKUPS]])
-    return {id.partition("-")[0] for id in stored}
+    return {(trace, parent) for trace, parent in parents if f"{trace}-{parent}" in stored}
 
 
 def _capped(spans: Sequence[Span], latest_ns: int) -> tuple[list[Span], str]:

@@ -104,7 +104,10 @@ def _in_child(
                 child.kill()
             child.wait()
         if child.returncode != 0:
-            said = errors.read_bytes()[-400:].decode("utf-8", "replace").strip()
+            try:
+                said = errors.read_bytes()[-400:].decode("utf-8", "replace").strip()
+            except OSError:  # the folder went (removed by hand): the exit code says enough
+                said = ""
             raise ChildFailed(f"exit code {child.returncode}: {said or 'it said nothing'}")
         return _restore(out, dimension, len(keys))
 
@@ -150,20 +153,26 @@ def _restore(out: Path, dimension: int, count: int) -> AnnIndex:
 @contextlib.contextmanager
 def _folder(scratch: Path | None) -> Any:
     """A temporary folder for the child's graph: in ``scratch`` (beside the database) if it can be
-    made there, else in the system's temporary folder; removed with what it holds. Those left in
-    ``scratch`` by a process that died meanwhile go first."""
+    made there, else in the system's temporary folder; removed with what it holds, by this process
+    only (a forked copy of it that exits, as a pre-fork server's worker does, never removes its
+    parent's live build: ``TemporaryDirectory`` would, at the copy's exit). Those left in ``scratch``
+    by a process that died meanwhile go first."""
     for place in (scratch, None):
         try:
             if place is not None:
                 place.mkdir(parents=True, exist_ok=True)
                 _sweep(place)
-            folder = tempfile.TemporaryDirectory(prefix=f"{_PREFIX}{os.getpid()}-", dir=place)
+            name = tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=place)
         except OSError as exc:
             if place is None:
                 raise ChildFailed(f"no folder to write its graph in ({exc})") from None
             continue
-        with folder as name:
+        creator = os.getpid()
+        try:
             yield Path(name)
+        finally:
+            if os.getpid() == creator:
+                shutil.rmtree(name, ignore_errors=True)
         return
 
 

@@ -3,7 +3,8 @@
 ``python ann_child.py OUT PARENT_PID`` reads from stdin one JSON line (``count``, ``dimension``,
 ``threads``, ``chunk`` and the graph's parameters), then ``count`` keys (uint64, little-endian) and
 ``count × dimension`` values (float32, little-endian); it builds the graph in chunks and saves it to
-``OUT``. Between chunks it checks that its parent still lives: an orphan exits (code 3)
+``OUT``. Between chunks, and each second in a thread of its own (a forked copy of the parent may keep
+its input open after the parent died), it checks that its parent still lives: an orphan exits (code 3)
 before writing anything. It imports nothing of afteraction, only numpy and usearch.
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +31,18 @@ def _read_into(stream: Any, buffer: memoryview) -> None:
         done += got
 
 
+def _watch(parent: int) -> None:
+    """Exit once the parent is gone, whatever this process is doing (reading input that a forked copy of
+    the parent keeps open, or building): checked each second in a thread of its own."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            os._exit(ORPHANED)
+
+
 def main(argv: list[str]) -> int:
     out, parent = Path(argv[1]), int(argv[2])
+    threading.Thread(target=_watch, args=(parent,), daemon=True).start()
     import numpy as np
     from usearch.index import Index
 
