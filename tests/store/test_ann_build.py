@@ -187,35 +187,54 @@ def test_an_orphan_waiting_for_input_stops_too(tmp_path: Path) -> None:
         child.stdin.close()
 
 
-def test_a_forked_copy_that_exits_leaves_the_parents_build_alone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A pre-fork server's worker, forked while a build runs, runs its exit handlers when it exits: the build's
-    folder went with them (``TemporaryDirectory``), and the build failed."""
+FORKED = """
+import json, os, sys, threading, time
+import numpy as np
+from pathlib import Path
+from afteraction.store import ann_build
+from afteraction.store.vector_index import AnnIndex
+
+ann_build.CHILD = Path(sys.argv[1])
+scratch = Path(sys.argv[2])
+rows = np.random.default_rng(7).standard_normal((300, 16)).astype(np.float32)
+rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+keys = np.arange(100, 400, dtype=np.int64)
+built = []
+stop = threading.Event()
+worker = threading.Thread(
+    target=lambda: built.append(ann_build.graph(keys, rows, 16, stopping=stop, scratch=scratch, in_child=True))
+)
+worker.start()
+while not (scratch.exists() and any(scratch.iterdir())):
+    time.sleep(0.05)
+(folder,) = scratch.iterdir()
+pid = os.fork()
+if pid == 0:
+    sys.exit(0)  # a pre-fork server's worker ending: the interpreter's exit handlers run
+os.waitpid(pid, 0)
+there = folder.exists()
+worker.join(60)
+size = built[0] is not None and len(built[0])
+print(json.dumps({"kept": there, "built": size, "left": len(list(scratch.iterdir()))}))
+"""
+
+
+def test_a_forked_copy_that_exits_leaves_the_parents_build_alone(tmp_path: Path) -> None:
+    """A pre-fork server's worker, forked while a build runs, runs the interpreter's exit handlers when it exits:
+    the build's folder went with them (``TemporaryDirectory``), and the build failed. In a process of its own."""
     slow = tmp_path / "slow_child.py"
     slow.write_text(
-        f"import runpy, sys, time\ntime.sleep(1.5)\nrunpy.run_path({str(ann_child.__file__)!r}, run_name='__main__')\n",
+        f"import runpy, time\ntime.sleep(1.5)\nrunpy.run_path({str(ann_child.__file__)!r}, run_name='__main__')\n",
         encoding="utf-8",
     )
-    monkeypatch.setattr(ann_build, "CHILD", slow)
-    scratch = tmp_path / "scratch"
-    keys, rows = vectors(300)
-    built: list[AnnIndex | None] = []
-    worker = threading.Thread(target=lambda: built.append(build(keys, rows, in_child=True, scratch=scratch)))
-    worker.start()
-    for _ in range(100):
-        if scratch.exists() and any(scratch.iterdir()):
-            break
-        threading.Event().wait(0.05)
-    (folder,) = scratch.iterdir()
-    pid = os.fork()
-    if pid == 0:  # the forked copy: exits as an interpreter does, exit handlers included
-        import atexit
-
-        atexit._run_exitfuncs()
-        os._exit(0)
-    os.waitpid(pid, 0)
-    assert folder.exists()
-    worker.join(60)
-    assert built and built[0] is not None and len(built[0]) == 300
-    assert list(scratch.iterdir()) == []
+    script = tmp_path / "forked.py"
+    script.write_text(FORKED, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), str(slow), str(tmp_path / "scratch")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == {"kept": True, "built": 300, "left": 0}, done.stderr
