@@ -118,3 +118,9 @@ def test_an_experience_body_with_a_field_it_does_not_take_is_refused_naming_it(
     assert answer.status_code == 400
     (error,) = answer.json()["errors"]
     assert error["field"] in ("max_record", "layuot") and "is not a field of this request" in error["message"]
+
+
+def test_every_deletion_route_names_the_501_of_an_append_only_deployment() -> None:
+    for path in ("/sessions/{session_id}", "/experience/lessons/{lesson_id}", "/experience/users/{user}/lessons"):
+        answer = OPERATIONS[(path, "delete")]["responses"]["501"]
+        assert "does not delete" in answer["description"]

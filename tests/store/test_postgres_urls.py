@@ -219,3 +219,11 @@ def test_a_password_with_a_quote_space_or_at_sign_is_never_shown(password: str) 
     assert "cannot open the PostgreSQL store at postgresql://app:***@" in message
     result = CliRunner().invoke(main, ["db", "status", "--db", url])
     assert result.exit_code != 0 and all(piece not in result.output for piece in pieces), result.output
+
+
+def test_a_space_in_a_password_is_hinted_as_a_space_not_as_a_percent_escape() -> None:
+    with pytest.raises(StoreError) as raised:
+        PostgresStore("postgresql://app:Tr0ub4dor x9@127.0.0.1:1/db", timeout=2)
+    message = str(raised.value)
+    assert "write a space in a name or password as %20" in message and "%25" not in message
+    assert "Tr0ub4dor" not in message

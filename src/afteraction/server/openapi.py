@@ -30,13 +30,17 @@ def _json(schema: Schema) -> Schema:
     return {"content": {"application/json": {"schema": schema}}}
 
 
+_REFUSAL = "refused; the body names the field and the rule"
+_REFUSED = {501: "this deployment does not delete (its database role lacks DELETE); the body names the GRANT"}
+
+
 def _answers(*statuses: int, ok: Schema | None = None) -> Schema:
     out: Schema = {}
     for status in statuses:
         if status < 300:
             out[str(status)] = {"description": "done", **_json(ok or {"type": "object"})}
         else:
-            out[str(status)] = {"description": "refused; the body names the field and the rule", **_json(_ERROR)}
+            out[str(status)] = {"description": _REFUSED.get(status, _REFUSAL), **_json(_ERROR)}
     return out
 
 
@@ -113,7 +117,7 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
     ("/sessions/{session_id}", "delete"): {
         "summary": "Delete a session of the tenant with all its events (its children stay); 0 when there is none",
         "parameters": [_path("session_id")],
-        "responses": _answers(200, 400, 401, 403, 429, ok=_object(("deleted",), deleted={"type": "integer"})),
+        "responses": _answers(200, 400, 401, 403, 429, 501, ok=_object(("deleted",), deleted={"type": "integer"})),
     },
     ("/sessions/{session_id}/events", "get"): {
         "summary": "A session's events by parsed instant, in cursor pages; filtered by type and text",
@@ -219,7 +223,7 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
     ("/experience/lessons/{lesson_id}", "delete"): {
         "summary": "Forget a lesson the scope sees: deleted with its search rows and vectors; false when none",
         "parameters": [_path("lesson_id"), *_SCOPE_QUERY],
-        "responses": _answers(200, 400, 401, 403, 429, ok=_object(("deleted",), deleted={"type": "boolean"})),
+        "responses": _answers(200, 400, 401, 403, 429, 501, ok=_object(("deleted",), deleted={"type": "boolean"})),
     },
     ("/experience/users/{user}/lessons", "delete"): {
         "summary": "Erase a user: every lesson stored for them in the tenant, any app or project (a key bound to a "
@@ -231,6 +235,7 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
             401,
             403,
             429,
+            501,
             ok=_object(("deleted", "ids"), deleted={"type": "integer"}, ids={"type": "array", "items": _STRING}),
         ),
     },

@@ -26,7 +26,8 @@ _HINTS = (
     ("could not translate host name", "the host name does not resolve: check the host in the URL"),
     ("timeout expired", "the server did not answer: check the host, the port and any firewall"),
     ("invalid (connection option|uri|integer value)", "the URL is malformed: postgresql://user:pass@host:port/db"),
-    ("percent-encoded", "a % in the URL starts a %XX escape: write a % in a user name or password as %25"),
+    ("percent-encoded (token|value)", "a % in the URL starts a %XX escape: write a % in a name or password as %25"),
+    ("unexpected spaces", "write a space in a name or password as %20"),
 )
 
 
