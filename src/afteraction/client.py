@@ -204,8 +204,9 @@ class RemoteMemory(Memory):
         and no later than the thread's ``finish_deadline``."""
         seconds = self.timeout if within is None else within
         said, ends = f"{seconds:g} s", getattr(self._deadline, "at", None)
-        if ends is not None and ends - time.monotonic() < seconds:
-            seconds, said = ends - time.monotonic(), f"{self.timeout:g} s (the run's finish, in all)"
+        left = seconds if ends is None else ends - time.monotonic()
+        if left < seconds:
+            seconds, said = left, f"{self.timeout:g} s (the run's finish, in all)"
             if seconds <= 0:
                 raise StoreError(f"{method} {path}: not sent: the run's finish had used its {self.timeout:g} s")
         try:

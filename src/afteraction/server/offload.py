@@ -56,7 +56,6 @@ class Turns:
         self.size = size
         self.each = each
         self.waiting = waiting
-        self.free = size
         self.held: dict[str, int] = {}  # tenant -> turns it holds
         self.queues: dict[str, deque[asyncio.Future[None]]] = {}  # in turn order: a served tenant goes last
         self.threads = anyio.CapacityLimiter(size)  # its own threads: a turn never waits for the shared pool
@@ -84,18 +83,18 @@ class Turns:
                 self._leave(tenant, turn)
             raise
 
+    @property
+    def free(self) -> int:
+        """Turns no tenant holds."""
+        return self.size - sum(self.held.values())
+
     def give_back(self, tenant: str) -> None:
         left = self.held[tenant] - 1
         if left:
             self.held[tenant] = left
         else:
             del self.held[tenant]
-        self.free += 1
         self._serve()
-
-    def _grant(self, tenant: str) -> None:
-        self.free -= 1
-        self.held[tenant] = self.held.get(tenant, 0) + 1
 
     def _leave(self, tenant: str, turn: asyncio.Future[None]) -> None:
         queue = self.queues.get(tenant)
@@ -116,7 +115,7 @@ class Turns:
             if queue:
                 self.queues[tenant] = queue  # to the back: the other tenants come first next time
             if not turn.done():
-                self._grant(tenant)
+                self.held[tenant] = self.held.get(tenant, 0) + 1
                 turn.set_result(None)
 
 

@@ -66,11 +66,10 @@ def graph(
 
 def _here(keys: Keys, vectors: Floats, dimension: int, stopping: threading.Event) -> AnnIndex | None:
     ann = AnnIndex(dimension)
-    listed = [int(key) for key in keys]
-    for start in range(0, len(listed), CHUNK):
+    for start in range(0, len(keys), CHUNK):
         if stopping.is_set():
             return None
-        ann.upsert(listed[start : start + CHUNK], vectors[start : start + CHUNK], threads=build_threads(len(listed)))
+        ann.upsert(keys[start : start + CHUNK], vectors[start : start + CHUNK], threads=build_threads(len(keys)))
     return ann
 
 

@@ -92,8 +92,7 @@ def _masked(url: str) -> str:
     if query:
         parts = [option.partition("=") for option in options.split("&")]
         options = "&".join(
-            f"{name}={_MASK}" if eq and unquote(name).strip().lower() == "password" else f"{name}{eq}{value}"
-            for name, eq, value in parts
+            f"{name}={_MASK}" if eq and _is_password(name) else f"{name}{eq}{value}" for name, eq, value in parts
         )
     return redact_url(f"{scheme}{sep}{head}{query}{options}")
 
@@ -124,6 +123,11 @@ def _passwords(url: str) -> set[str]:
             found.append(password)
     for option in rest.partition("?")[2].split("&"):
         name, eq, value = option.partition("=")
-        if eq and unquote(name).strip().lower() == "password":
+        if eq and _is_password(name):
             found.append(value)
     return {form for raw in found if raw for form in (raw, unquote(raw))}
+
+
+def _is_password(name: str) -> bool:
+    """Whether a URL query option's name (as written) is libpq's ``password``."""
+    return unquote(name).strip().lower() == "password"

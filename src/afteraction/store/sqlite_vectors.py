@@ -266,14 +266,15 @@ class VectorSearch:
     # the ANN index
 
     def _start_build(self, entry: _Entry, db: sqlite3.Connection) -> None:
-        """Replace the exact index by an ANN one: inline when small, else in a background thread
-        (searches stay exact meanwhile)."""
+        """Replace the exact index by an ANN one: here when small, else in the background (searches stay exact)."""
         if not usearch_available():
             return
         entry.building = True
         if len(entry.index) < self.policy.background_from:
             try:
-                self._swap_in(db, entry, AnnIndex.of(entry.index), entry.watermark)
+                assert isinstance(entry.index, ExactIndex)
+                if (ann := self._graph(entry, *entry.index.contents())) is not None:  # small: built in this thread
+                    self._swap_in(db, entry, ann, entry.watermark)
             finally:
                 entry.building = False
             return
@@ -365,8 +366,7 @@ class VectorSearch:
             entry = self.entries[key] = self._open(db, tenant, model, top)
             entry.reason = "asked to rebuild" if rebuild else "vectors were deleted from it" if dirty else entry.reason
             assert isinstance(entry.index, ExactIndex)
-            ann = self._graph(entry, *entry.index.contents())
-            if ann is not None:
+            if (ann := self._graph(entry, *entry.index.contents())) is not None:
                 self._swap_in(db, entry, ann, entry.watermark)
             before = 0
         else:

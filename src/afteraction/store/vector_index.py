@@ -213,19 +213,10 @@ class AnnIndex:
             expansion_search=EXPANSION_SEARCH,
         )
 
-    @classmethod
-    def of(cls, exact: ExactIndex | AnnIndex) -> AnnIndex:
-        """A new index of the exact index's vectors."""
-        assert isinstance(exact, ExactIndex)
-        keys, vectors = exact.contents()
-        ann = cls(exact.dimension)
-        ann.upsert([int(key) for key in keys], vectors, threads=build_threads(len(keys)))
-        return ann
-
     def __len__(self) -> int:
         return len(self.index)
 
-    def upsert(self, keys: Sequence[int], vectors: Floats, *, threads: int = 1) -> None:
+    def upsert(self, keys: Sequence[int] | Keys, vectors: Floats, *, threads: int = 1) -> None:
         np = self.np
         listed = np.asarray(keys, dtype=np.uint64)
         if len(listed) == 0:
