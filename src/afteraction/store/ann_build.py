@@ -19,15 +19,14 @@ import contextlib
 import json
 import logging
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from afteraction.store import vector_index
+from afteraction.store import held_files, vector_index
 from afteraction.store.vector_index import AnnIndex, build_threads
 
 if TYPE_CHECKING:
@@ -83,13 +82,14 @@ def _in_child(
     with _folder(scratch) as folder:
         out, errors = folder / "graph.usearch", folder / "stderr"
         with errors.open("wb") as stderr:
-            try:
+            try:  # from the thread that waits for it: its death signal follows this thread (ann_child.py)
                 child = subprocess.Popen(  # our own script, by path, with our interpreter
                     [sys.executable, str(CHILD), str(out), str(os.getpid())],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.DEVNULL,
                     stderr=stderr,
                     env=_environment(),
+                    close_fds=True,  # not the build folder's lock: it is this process's, and goes with it
                 )
             except OSError as exc:
                 raise ChildFailed(f"cannot start {sys.executable}: {exc}") from None
@@ -150,52 +150,26 @@ def _restore(out: Path, dimension: int, count: int) -> AnnIndex:
 
 
 @contextlib.contextmanager
-def _folder(scratch: Path | None) -> Any:
-    """A temporary folder for the child's graph: in ``scratch`` (beside the database) if it can be
-    made there, else in the system's temporary folder; removed with what it holds, by this process
-    only (a forked copy of it that exits, as a pre-fork server's worker does, never removes its
-    parent's live build: ``TemporaryDirectory`` would, at the copy's exit). Those left in ``scratch``
-    by a process that died meanwhile go first."""
+def _folder(scratch: Path | None) -> Iterator[Path]:
+    """A folder for the child's graph: in ``scratch`` (beside the database) if it can be made there,
+    else in the system's temporary folder; locked while it is used, then removed with what it holds, by
+    this process only (``held_files.BuildFolder``). Those left in ``scratch`` by a process that ended
+    (their lock is free) go first."""
     for place in (scratch, None):
         try:
             if place is not None:
                 place.mkdir(parents=True, exist_ok=True)
-                _sweep(place)
-            name = tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=place)
+                held_files.sweep_builds(place)
+            folder = held_files.BuildFolder(place)
         except OSError as exc:
             if place is None:
                 raise ChildFailed(f"no folder to write its graph in ({exc})") from None
             continue
-        creator = os.getpid()
         try:
-            yield Path(name)
+            yield folder.path
         finally:
-            if os.getpid() == creator:
-                shutil.rmtree(name, ignore_errors=True)
+            folder.remove()
         return
-
-
-_PREFIX = ".afteraction-build-"
-
-
-def _sweep(place: Path) -> None:
-    """Remove the build folders in ``place`` of processes that no longer run."""
-    for left in place.glob(f"{_PREFIX}*-*"):
-        pid = left.name[len(_PREFIX) :].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(left, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    if os.name == "nt":  # os.kill there ends the process whatever the signal: assume it runs
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # it runs, as another user
-        return True
-    return True
 
 
 def _environment() -> dict[str, str]:

@@ -184,8 +184,11 @@ def stale(db: sqlite3.Connection, manifest: Manifest) -> str:
 
 
 def remove_files(database: Path | None, pairs: Sequence[tuple[str, str | None]]) -> None:
-    """Remove the index files of each (model, tenant; None: every tenant) beside ``database``,
-    inside the write transaction: StoreError naming them when one cannot go (nothing is deleted)."""
+    """Remove the index files of each (model, tenant; None: every tenant) beside ``database``, and
+    the build folders there of processes that ended (a killed host's child graph holds every vector;
+    ``IndexFiles.remove_model``), inside the write transaction: StoreError naming them when one
+    cannot go (nothing is deleted). A live build's folder stays: its graph, built below ``erased``, is
+    tainted and never saved (see the module)."""
     try:
         _remove(database, pairs)
     except OSError as exc:

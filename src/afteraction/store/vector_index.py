@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from afteraction.errors import ConfigError
+from afteraction.store import held_files
 
 if TYPE_CHECKING:
     import numpy as np
@@ -329,16 +329,18 @@ class IndexFiles:
         return AnnIndex(dimension, index), manifest
 
     def save(self, ann: AnnIndex, watermark: int) -> Manifest:
-        """Write the index, then its manifest, each through a temporary file and a rename."""
+        """Write the index, then its manifest, each through a temporary file and a rename (``held_files.replace``),
+        after removing the temporary files beside them that no live process writes (left by a save killed)."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        held_files.sweep_temporaries(self.folder, [_temporary(f"*{suffix}", "*") for suffix in (_INDEX, _MANIFEST)])
         saved: Any = ann.index.save()
         data = bytes(saved)
         manifest = Manifest(
             FORMAT, self.tenant, self.model, ann.dimension, len(ann), watermark, DTYPE, len(data),
             hashlib.sha256(data).hexdigest(),
         )  # fmt: skip
-        _replace(self.index_path, data)
-        _replace(self.manifest_path, json.dumps(asdict(manifest), indent=1).encode())
+        held_files.replace(self.index_path, data)
+        held_files.replace(self.manifest_path, json.dumps(asdict(manifest), indent=1).encode())
         return manifest
 
     def remove(self) -> None:
@@ -351,14 +353,17 @@ class IndexFiles:
     @staticmethod
     def remove_model(database: Path, model: str, tenant: str | None = None) -> list[Path]:
         """Remove the files of ``model``'s indexes beside ``database`` (of ``tenant``, or of every
-        tenant), temporary ones left by a save cut short included; the paths removed."""
+        tenant), temporary ones left by a save cut short included, and the build folders there of
+        processes that ended (a host killed during a build left a graph of every vector in one; a
+        live build's graph is never saved after a delete: ``sqlite_vectors``); the paths removed.
+        OSError when one cannot be removed."""
         stem, folder = _stem(tenant, model), _folder(database)
         removed = []
         for name in (f"{stem}{_INDEX}", f"{stem}{_MANIFEST}"):
             for path in [*folder.glob(name), *folder.glob(_temporary(name, "*"))]:
                 path.unlink(missing_ok=True)
                 removed.append(path)
-        return removed
+        return [*removed, *held_files.sweep_builds(folder, strict=True)]
 
 
 def _digest(text: str) -> str:
@@ -379,12 +384,4 @@ def _stem(tenant: str | None, model: str) -> str:
     return f"{'*' if tenant is None else _digest(tenant)}.{_digest(model)}"
 
 
-def _temporary(name: str, pid: str) -> str:
-    """The temporary name a file ``name`` is written under before its rename (``_replace``)."""
-    return f".{name}.{pid}.tmp"
-
-
-def _replace(path: Path, data: bytes) -> None:
-    temporary = path.with_name(_temporary(path.name, str(os.getpid())))
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
+_temporary = held_files.temporary  # the name a file is written under before its rename
