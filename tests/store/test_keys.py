@@ -137,9 +137,9 @@ def test_keys_made_before_event_rates_upgrade_and_keep_working(url: str) -> None
     rows = [dict(zip(COLUMNS, key_row(key, hash_token(token)), strict=True)) for key, token in made]
     insert = f"INSERT INTO {{table}} ({', '.join(old)}) VALUES ({{marks}})"
     if url.startswith("postgresql"):
-        assert postgres_schema.MIGRATIONS[-1].__name__ == "m010_key_event_rates"
+        at = [m.__name__ for m in postgres_schema.MIGRATIONS].index("m010_key_event_rates")
         with psycopg.connect(url, autocommit=True) as db:
-            postgres_schema.migrate(db, "test", postgres_schema.MIGRATIONS[:-1])
+            postgres_schema.migrate(db, "test", postgres_schema.MIGRATIONS[:at])
             for row in rows:
                 with db.transaction():  # as the store before wrote them: the tenant set, then the row
                     db.execute("SELECT set_config('afteraction.tenant', %s, true)", (row["tenant"],))

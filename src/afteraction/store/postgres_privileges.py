@@ -25,6 +25,7 @@ from afteraction.store.postgres_schema import (
     VECTOR_MODELS,
     VECTORS,
 )
+from afteraction.store.postgres_search_schema import SEARCH_TEXT, SEARCH_TEXT_ARGUMENTS
 from afteraction.store.postgres_write_schema import PUT, PUT_ARGUMENTS
 
 __all__ = [
@@ -68,8 +69,12 @@ EVENT_DELETE_PRIVILEGES = {
     OTLP_SPANS: ("DELETE",),
 }
 PRIVILEGES = {**LIBRARY_PRIVILEGES, **SERVICE_PRIVILEGES}
-#: And EXECUTE on the write path's function (PUBLIC has it unless an administrator revoked it).
-FUNCTIONS = (f"{PUT}({', '.join(kind for _, kind in PUT_ARGUMENTS)})",)
+#: And EXECUTE on the functions of the write path and of text search (PUBLIC has it unless an
+#: administrator revoked it).
+FUNCTIONS = tuple(
+    f"{name}({', '.join(kind for _, kind in arguments)})"
+    for name, arguments in ((PUT, PUT_ARGUMENTS), (SEARCH_TEXT, SEARCH_TEXT_ARGUMENTS))
+)
 _HAS = """
     SELECT t.name, t.privilege, has_table_privilege(t.name, t.privilege)
     FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS t (name, privilege, n) ORDER BY t.n

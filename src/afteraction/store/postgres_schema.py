@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 import psycopg
 
 from afteraction.errors import StoreError
+from afteraction.store.postgres_search_schema import m011_search_text_function
 from afteraction.store.postgres_service_schema import (
     EVENT_COUNTS,
     EVENTS,
@@ -239,6 +240,7 @@ MIGRATIONS: Sequence[Migration] = (
     m008_otlp_spans,
     m009_service_policies_read_the_tenant_once,
     m010_key_event_rates,
+    m011_search_text_function,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

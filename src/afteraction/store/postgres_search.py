@@ -1,4 +1,6 @@
-"""Text search in PostgreSQL: the one statement behind ``PostgresStore.search_text``.
+"""Text search in PostgreSQL: the one statement behind ``PostgresStore.search_text``, kept in the
+database as the function ``afteraction_search_text`` (migration m011, ``postgres_search_schema``,
+where its plan is cached for the session: it was planned anew for every search).
 
 Row-level security keeps PostgreSQL from using a GIN index on ``search`` for the application
 role (``@@`` is not leakproof; see ``postgres_schema.m005``), so the statement finds its rows
@@ -38,72 +40,18 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from afteraction.model import ELIGIBLE_STATUSES, Scope
-from afteraction.store._sql import scope_predicate
-from afteraction.store.postgres_schema import TABLE, TERMS
-from afteraction.store.records import PG_COLUMNS
+from afteraction.model import Scope
+from afteraction.store.postgres_search_schema import BUDGET, PER_RESULT, SEARCH_TEXT, SEARCH_TEXT_ARGUMENTS
 
 __all__ = ["BUDGET", "PER_RESULT", "search_sql"]
 
-BUDGET = 500  # postings of the chosen stems, beyond the first and the PER_RESULT floor
-PER_RESULT = 10
-_ELIGIBLE = ", ".join(f"'{status.value}'" for status in sorted(ELIGIBLE_STATUSES, key=lambda s: s.value))
-#: The newest records (as many as its last parameter) holding stem ``t.term`` that the caller may
-#: use (alias ``c``): scope and eligibility are checked before the limit.
-_USABLE = f"""LATERAL (
-        SELECT p.pk, e.search FROM {TERMS} AS p JOIN {TABLE} AS e ON e.pk = p.pk
-        WHERE p.tenant = %s AND p.term = t.term AND {{scope}}
-          AND e.status IN ({_ELIGIBLE}) AND e.confidence >= %s AND (e.expires_at IS NULL OR e.expires_at > %s)
-        ORDER BY p.pk DESC LIMIT %s
-    ) AS c"""
-_SEARCH = f"""
-    WITH stems AS (
-        SELECT s.term, s.i, (
-            SELECT count(*) FROM (SELECT 1 FROM {TERMS} AS p WHERE p.tenant = %s AND p.term = s.term LIMIT %s) AS x
-        ) AS n
-        FROM unnest(%s::text[]) WITH ORDINALITY AS s (term, i)
-    ),
-    chosen AS (
-        SELECT term FROM (SELECT term, n, sum(n) OVER (ORDER BY n, term) AS running FROM stems WHERE n > 0) AS r
-        WHERE running = n OR (n <= %s AND (running <= %s OR running - n < %s))
-    ),
-    first AS MATERIALIZED (SELECT DISTINCT ON (c.pk) c.pk, c.search FROM chosen AS t, {_USABLE}),
-    more AS (
-        SELECT c.pk, c.search FROM stems AS t, {_USABLE}
-        WHERE t.n > 0 AND t.term NOT IN (SELECT term FROM chosen) AND (SELECT count(*) FROM first) < %s
-    ),
-    queries AS MATERIALIZED (SELECT i, plainto_tsquery('simple', term) AS tsq FROM stems WHERE n > 0),
-    rows AS MATERIALIZED (  -- each candidate's row was read once, by the posting that chose it
-        SELECT DISTINCT ON (pk) pk, search
-        FROM (SELECT pk, search FROM first UNION ALL SELECT pk, search FROM more) AS u
-    ),
-    hits AS MATERIALIZED (
-        SELECT r.pk, s.i, ts_rank(r.search, s.tsq) AS rank FROM rows AS r JOIN queries AS s ON r.search @@ s.tsq
-    ),
-    rarity AS (
-        SELECT i, ln(1 + (SELECT count(DISTINCT pk) FROM hits)::float8 / count(*)) AS idf FROM hits GROUP BY i
-    ),
-    scores AS (
-        SELECT h.pk, sum(r.idf * h.rank) AS score FROM hits AS h JOIN rarity AS r ON r.i = h.i
-        GROUP BY h.pk ORDER BY score DESC, h.pk LIMIT %s
-    )
-    SELECT {PG_COLUMNS}, s.score, e.task_terms || ' ' || e.summary_terms || ' ' || e.lesson_terms
-    FROM scores AS s JOIN {TABLE} AS e ON e.pk = s.pk
-    ORDER BY s.score DESC, s.pk
-"""
-
-
-def _column(part: str) -> str:
-    return f'e."{part}"'
+_CALL = f"SELECT * FROM {SEARCH_TEXT}({', '.join(f'%s::{kind}' for _, kind in SEARCH_TEXT_ARGUMENTS)})"
 
 
 def search_sql(
     scope: Scope, stems: Sequence[str], now: datetime, limit: int, min_confidence: float
 ) -> tuple[str, list[Any]]:
-    """The statement, and its parameters, giving (``records.PG_COLUMNS``, score, stored stems) of the best
+    """The call, and its parameters, giving (``records.PG_COLUMNS``, score, stored stems) of the best
     ``limit`` eligible rows ``scope`` sees."""
-    where, params = scope_predicate(scope, "%s", _column)
-    tenant = scope.tenant
-    usable = [tenant, *params, min_confidence, now]  # the parameters of one ``_USABLE``, but its limit
-    head = [tenant, BUDGET + 1, list(stems), BUDGET, BUDGET, PER_RESULT * limit]
-    return _SEARCH.format(scope=where), [*head, *usable, BUDGET, *usable, limit, limit, limit]
+    parts = [scope.tenant, scope.app, scope.project, scope.team, scope.agent, scope.user]
+    return _CALL, [*parts, list(stems), now, limit, min_confidence]
