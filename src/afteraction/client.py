@@ -31,6 +31,7 @@ from urllib.parse import quote
 import httpx
 
 from afteraction import arguments
+from afteraction.core.redact import redact_url
 from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout
 from afteraction.core.sanitize import LIMITS, Limits
 from afteraction.errors import (
@@ -159,7 +160,7 @@ class RemoteMemory(Memory):
         """``embedder``, ``vector_budget`` and ``weights`` are a local memory's: the service searches with its
         own, so they are accepted (``Memory.open(embedder=None)`` works whatever the URL) and not used."""
         if not url.startswith(("http://", "https://")):
-            raise ConfigError(f"RemoteMemory needs an http:// or https:// URL, got {url!r}")
+            raise ConfigError(f"RemoteMemory needs an http:// or https:// URL, got {redact_url(url)!r}")
         if api_key is not None and (not isinstance(api_key, str) or not api_key.strip()):
             raise ConfigError("api_key must be a non-empty string (or None for a --dev server)")
         for name, value in (("timeout", timeout), ("search_timeout", search_timeout)):
@@ -169,6 +170,7 @@ class RemoteMemory(Memory):
         if api_key is not None:
             headers["authorization"] = f"Bearer {api_key}"
         self.url = url.rstrip("/")
+        self._where = redact_url(self.url)  # the URL as shown (repr, errors, logs): its password masked
         self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout, transport=transport)
         self.timeout, self.search_timeout = float(timeout), float(min(search_timeout, timeout))
         self._slots = threading.BoundedSemaphore(_IN_FLIGHT)
@@ -184,7 +186,7 @@ class RemoteMemory(Memory):
         self._notes = ChannelNotes(remote, self.report)
 
     def __repr__(self) -> str:
-        return f"RemoteMemory({self.url!r})"  # never the key
+        return f"RemoteMemory({self._where!r})"  # never the key, nor a password in the URL
 
     @contextlib.contextmanager
     def finish_deadline(self) -> Iterator[None]:
@@ -212,9 +214,10 @@ class RemoteMemory(Memory):
         try:
             response = _within(seconds, self._slots, lambda: self._http.request(method, path, **kwargs))
         except TimeoutError:
-            raise StoreError(f"{method} {path}: the service at {self.url} did not answer within {said}") from None
+            raise StoreError(f"{method} {path}: the service at {self._where} did not answer within {said}") from None
         except httpx.HTTPError as exc:
-            raise StoreError(f"cannot reach the afteraction service at {self.url}: {exc}") from exc
+            shown = str(exc).replace(self.url, self._where)
+            raise StoreError(f"cannot reach the afteraction service at {self._where}: {shown}") from exc
         _raise_for(response)
         try:
             return response.json()

@@ -19,6 +19,8 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
+from afteraction.core.redact import scrub_text
+
 __all__ = ["ErrorHandler", "deliver", "log_error"]
 
 #: Receives every failure that memory swallowed inside an agent, with where it happened; may be ``async``.
@@ -35,7 +37,8 @@ _POLL = 0.005
 def log_error(exc: BaseException, where: str) -> None:
     """The default ``on_error``: a warning on the ``afteraction`` logger."""
     vector = where.startswith("search.vector.")  # the text channel still ran
-    _log.warning("afteraction: %s%s: %s", where, "" if vector else " failed, the agent continues without memory", exc)
+    said = scrub_text(str(exc))  # an error may echo what the host passed it (``model._check.echoed``)
+    _log.warning("afteraction: %s%s: %s", where, "" if vector else " failed, the agent continues without memory", said)
 
 
 def deliver(

@@ -10,7 +10,6 @@ first, so that the block can go past a record too large for its bounds to the ne
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -19,6 +18,7 @@ from typing import Any
 
 from afteraction.core.fusion import cosine_bound, fuse
 from afteraction.core.rank import Weights, rank
+from afteraction.core.sanitize import scrub_text, trimmed
 from afteraction.core.tasktext import MAX_TASK_CHARS
 from afteraction.core.text import query_terms
 from afteraction.errors import EmbedderError, StoreError
@@ -35,7 +35,6 @@ __all__ = ["CANDIDATES", "MAX_QUERY_CHARS", "NO_TERMS", "REPORT_EVERY", "Channel
 MAX_QUERY_CHARS = MAX_TASK_CHARS
 #: Candidates fetched from each channel for ranking (at least 4 per hit asked for).
 CANDIDATES = 30
-_SURROGATE = re.compile("[\ud800-\udfff]")
 log = logging.getLogger("afteraction")
 
 #: The channel's status for a query with no words to search for: nothing was searched.
@@ -46,9 +45,12 @@ REPORT_EVERY = 60.0
 
 def query_text(query: str) -> str:
     """The part of ``query`` that is searched: its first ``MAX_QUERY_CHARS`` characters, a lone
-    surrogate (text decoded with ``surrogateescape``) made U+FFFD, as stored text is."""
-    text = query[:MAX_QUERY_CHARS]
-    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+    surrogate (text decoded with ``surrogateescape``) made U+FFFD, as stored text is, and its
+    secrets scrubbed (``scrub_text``) as a recorded task's are: this text is what the embedder
+    reads (a third party's, with ``embed-openai``) and what is matched, for every caller (library,
+    service, CLI, a remote memory's service). A query far over the limit is trimmed before it is
+    scrubbed, back to whitespace, so that the cut cannot leave half of a secret to be read."""
+    return scrub_text(trimmed(query, MAX_QUERY_CHARS)[0])[:MAX_QUERY_CHARS]
 
 
 def ranked(

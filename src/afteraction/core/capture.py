@@ -16,7 +16,8 @@ from datetime import datetime
 from typing import Any
 
 from afteraction.core.distill import capped, within
-from afteraction.core.redact_forms import is_url
+from afteraction.core.neutralize import defuse_labels
+from afteraction.core.redact_forms import is_url, looks_generated
 from afteraction.core.sanitize import (
     LIMITS,
     REDACTED,
@@ -30,6 +31,7 @@ from afteraction.core.sanitize import (
     scrub_text,
     trimmed,
 )
+from afteraction.core.secret_names import is_connection_name
 from afteraction.errors import ValidationError
 from afteraction.model import Attempt, Event, Experience, Run, Skill, ToolCall, Tried
 from afteraction.model._check import MAX_TEXT
@@ -61,13 +63,39 @@ def clean_task(text: str, limits: Limits) -> str:
     them) and whitespace folded to single spaces, then scrubbed (a value on the line below its name, a card
     across two lines are one line by then), cut at the task limit."""
     head, dropped = trimmed(text, limits.max_task)
-    return cut_text(scrub_text(" ".join(_CONTROL.sub(" ", head).split())), limits.max_task, cut=dropped)
+    folded = " ".join(_CONTROL.sub(" ", defuse_labels(head)).split())  # labels that start a line defused first
+    return cut_text(scrub_text(folded), limits.max_task, cut=dropped)
 
 
 def clean_name(value: object, limit: int = 200) -> str:
     """A name (a tool's, a check's, a call's id, an environment fact's): secrets scrubbed, control
-    characters and runs of whitespace made one space, cut at ``limit``; anything made a string."""
-    return scrub_text(" ".join(_CONTROL.sub(" ", trimmed(str(value), limit)[0]).split()))[:limit]
+    characters and runs of whitespace made one space, cut at ``limit``; anything made a string.
+    ``ns:verb`` with no space after the colon (``auth:login``, ``secrets:get``, an MCP tool's name)
+    is a namespaced name, not ``name:value``, unless the part after the colon looks generated
+    (``token:ghp_…``, ``secret:Xk9…``): that one is scrubbed as a value."""
+    return _scrub_name(" ".join(_CONTROL.sub(" ", defuse_labels(trimmed(str(value), limit)[0])).split()))[:limit]
+
+
+# ``auth:login``, ``secrets:get``, ``token:refresh``: a namespace and a verb, the verb followed by nothing, a space,
+# a bracket or another ``:`` (not by ``@``: ``user:pw@host`` is a URL's credentials)
+_NAMESPACED = re.compile(r"(?<![\w.:-])([A-Za-z][\w.-]{0,63}):([A-Za-z][\w.-]{0,63})(?=[\s()\[\],;:]|\Z)", re.ASCII)
+_HOLDS = "^|`"  # a character that stands for a namespaced name's colon while the name is scrubbed
+
+
+def _scrub_name(name: str) -> str:
+    """``name`` scrubbed, a namespaced name's colon held out of reach of ``name:value``."""
+    hold = next((c for c in _HOLDS if c not in name), None) if ":" in name else None
+    if hold is None:
+        return scrub_text(name)
+
+    def held(match: re.Match[str]) -> str:
+        namespace, verb = match.groups()
+        if not is_secret_name(namespace) or looks_generated(verb) or scrub_text(verb) != verb:
+            return match.group(0)  # no assignment read here, or a value that looks like a secret
+        return f"{namespace}{hold}{verb}"
+
+    kept = _NAMESPACED.sub(held, name)
+    return scrub_text(name) if kept == name else scrub_text(kept).replace(hold, ":")
 
 
 def clean_env(env: Mapping[Any, Any] | None) -> dict[str, str]:
@@ -80,7 +108,8 @@ def clean_env(env: Mapping[Any, Any] | None) -> dict[str, str]:
     for key, value in (env or {}).items():
         name = clean_name(key)
         text = str(value)
-        secret = is_secret_name(name) and not is_url(text)  # a URL's own password is scrubbed as a URL's
+        # a connection URL's own password is scrubbed as a URL's; under any other secret name the URL is the secret
+        secret = is_secret_name(name) and not (is_url(text) and is_connection_name(name))
         out[name] = REDACTED if secret else scrub_text(trimmed(text, _ENV_VALUE)[0])[:_ENV_VALUE]
     return out
 
@@ -129,11 +158,13 @@ def _args_one_by_one(
         return {}
     out: dict[str, Any] = {}
     for key, value in list(args.items())[: limits.max_fields]:
-        name = str(key)
         try:
-            out.update(sanitize_args({name: value}, allow=allow, field=f"{where}.args", limits=limits))
+            out.update(sanitize_args({str(key): value}, allow=allow, field=f"{where}.args", limits=limits))
         except ValidationError as exc:
             problems.append(exc)
+            name = scrub_cut(str(key), 256)  # scrubbed and cut as ``sanitize`` keeps a key
+            while name in out:
+                name += "'"
             out[name] = f"[invalid: {exc.rule}]"
     return out
 
@@ -216,12 +247,14 @@ def clean_event(event: Event, limits: Limits) -> Event:
 def clean_experience(experience: Experience, limits: Limits = LIMITS) -> Experience:
     """A lesson that arrives whole (imported, added by the host, posted to the service) made as
     safe to keep as one distilled here: secrets scrubbed from every text it carries (task, lesson,
-    summary, wordings, status reason, checks, scenario, solution, skill) and from its tools'
-    arguments (secret-named arguments ``[REDACTED]``, as are environment values under secret-named
-    keys); each text still within its field's limit. Ids, scope, counts, times and outcome digests
-    are kept as they are; a record with nothing to scrub is returned as it is (nothing is rebuilt).
+    summary, wordings, status reason, checks, scenario, solution, skill), from its names (its
+    source, its tried tools', its skill's author) and from its tools' arguments (secret-named
+    arguments ``[REDACTED]``, as are environment values under secret-named keys); each text still
+    within its field's limit. Ids (``task_id``), scope, counts, times and outcome digests are kept
+    as they are; a record with nothing to scrub is returned as it is (nothing is rebuilt).
     Raises ValidationError naming the field of an argument value that is not JSON."""
     changes: dict[str, Any] = {}
+    _names(changes, experience, ("source",))
     _texts(changes, experience, ("task", "lesson", "summary"), ("checks",))
     _texts(changes, experience, (), ("wordings",), Experience.WORDING_CHARS)
     _texts(changes, experience, ("status_reason",), (), Experience.REASON_CHARS)
@@ -247,11 +280,12 @@ def clean_experience(experience: Experience, limits: Limits = LIMITS) -> Experie
 
 
 def clean_skill(skill: Skill | None) -> Skill | None:
-    """A host's skill with secrets scrubbed from its statement and conditions; itself if unchanged
+    """A host's skill with secrets scrubbed from its statement, conditions and author; itself if unchanged
     (and anything that is not a Skill, which the model's own checks refuse where it is used)."""
     if not isinstance(skill, Skill):
         return skill
     found: dict[str, Any] = {}
+    _names(found, skill, ("authored_by",))
     _texts(found, skill, (), ("applicable_when", "not_applicable_when"))
     _texts(found, skill, ("statement",), (), 4096)
     return replace(skill, **found) if found else skill
@@ -274,9 +308,19 @@ def _texts(
             changes[name] = cleaned
 
 
+def _names(changes: dict[str, Any], record: object, names: Sequence[str]) -> None:
+    """Put in ``changes`` each of ``record``'s name fields that ``clean_name`` changes (kept when it leaves
+    nothing: the model refuses a blank name)."""
+    for name in names:
+        value = getattr(record, name)
+        if (clean := clean_name(value)) != value and clean:
+            changes[name] = clean
+
+
 def _tried(tried: Tried, field: str, limits: Limits) -> Tried:
-    """A tried call with its error class scrubbed and its arguments sanitized; itself if unchanged."""
+    """A tried call with its tool name and error class scrubbed and its arguments sanitized; itself if unchanged."""
     found: dict[str, Any] = {}
+    _names(found, tried, ("tool",))
     _texts(found, tried, ("error_class",), (), 200)
     if (
         not is_clean(tried.args, limits)

@@ -35,6 +35,7 @@ __all__ = [
     "LABELS",
     "MARKER_REMOVED",
     "ROLES",
+    "defuse_labels",
     "is_marker_like",
     "neutralize",
 ]
@@ -271,6 +272,20 @@ def _once(text: str, one_line: bool) -> str:
             text = _sub_folded(_LABEL, text, _label)
             text = _sub_folded(_SLASH_LABEL, text, _label)
     return text
+
+
+def defuse_labels(text: str) -> str:
+    """``text`` with the role and field labels that start its lines defused as ``neutralize`` defuses
+    them (``System: x`` -> ``System - x``; the text as a reader sees it, ``visible``), for text whose
+    line breaks are folded away before it is kept (``core.capture``): once folded, such a label no
+    longer starts a line, and ``neutralize`` would let it be. Text without one is returned as it is."""
+    if text.isascii() and "\n" not in text and "\r" not in text and "\v" not in text and "\f" not in text:
+        return text  # one line: its start is the start of a field's value, which ``neutralize`` defuses
+    seen = visible(text)
+    if "\n" not in seen:
+        return text
+    defused = _sub_folded(_LABEL, seen, _label)
+    return text if defused is seen else defused
 
 
 def is_marker_like(line: str) -> bool:

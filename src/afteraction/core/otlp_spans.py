@@ -25,7 +25,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from afteraction.core.redact import scrub_text
 from afteraction.errors import ValidationError
+from afteraction.model._check import echoed
 
 __all__ = ["Batch", "Span", "SpanEvent", "decode_traces"]
 
@@ -189,14 +191,14 @@ def _id(value: object, size: int, where: str) -> str | None:
         try:
             raw = bytes.fromhex(value)
         except ValueError:
-            raise _Reject(f"{where} must be {2 * size} hex digits, got {value[:40]!r}") from None
+            raise _Reject(f"{where} must be {2 * size} hex digits, got {scrub_text(echoed(value))!r}") from None
     else:
         try:
             raw = base64.b64decode(value, validate=True)
         except (binascii.Error, ValueError):
             raw = b""
         if len(raw) != size:
-            raise _Reject(f"{where} must be {2 * size} hex digits, got {value[:40]!r}")
+            raise _Reject(f"{where} must be {2 * size} hex digits, got {scrub_text(echoed(value))!r}")
     return None if not any(raw) else raw.hex()
 
 

@@ -29,6 +29,7 @@ from afteraction.core.redact_forms import (
     url_credentials,
 )
 from afteraction.core.redact_keys import scrub_keys
+from afteraction.core.redact_prose import MESSAGE_GOES_ON, is_message, names_a_failure, opens_a_message
 from afteraction.core.redact_tokens import (
     CARD_SEPARATORS,
     TOKENS,
@@ -39,7 +40,7 @@ from afteraction.core.redact_tokens import (
     scrub_cards,
     token_hit,
 )
-from afteraction.core.secret_names import is_secret_name, is_signature_name, name_words
+from afteraction.core.secret_names import is_connection_name, is_secret_name, is_signature_name
 
 __all__ = ["REDACTED", "is_secret_name", "redact_url", "redaction", "scrub_text"]
 
@@ -74,11 +75,6 @@ _BLANK = (" ", "\t")
 # where an unquoted value ends: in a query string or a ``;``-separated connection string at ``&``, ``;`` or ``#``;
 # after ``name: value`` in a line at the next space (a password may hold any of them); trailing ``,``/``;`` stay
 _QUERY_END = re.compile(r"[&;#]")
-# the first word of a message, not a value (``password: must be 8 characters``, ``token: is required``)
-_PROSE = frozenset(
-    """must is was are should cannot can can't does doesn't did didn't has have had needs need not too will
-    contains required missing expired invalid incorrect wrong mismatch for of the a an to in on""".split()
-)
 # the first line of a block below a name that makes it a mapping or a list of settings, not a value
 _SETTINGS_LINE = re.compile(r"(?:[\w.-]{1,64}[ \t]*:(?:[ \t]|\r?\n|$)|-[ \t]+\S)")
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
@@ -112,22 +108,6 @@ _CARD_GAPS = CARD_SEPARATORS.encode()
 def _secret_reversed(reversed_name: str) -> bool:
     name = reversed_name[::-1]
     return name.lower() in _AZURE or is_secret_name(name)
-
-
-# The first word of an error's name that says what is wrong with a credential (``ExpiredToken``, ``InvalidApiKey``,
-# ``missing_password``): such a name followed by a plain word is an error and its message, not an assignment.
-_FAILURES = frozenset(
-    "expired invalid missing bad wrong revoked unknown malformed incorrect unrecognized rejected empty stale".split()
-)
-
-
-# after the first word of an error's message, more words: a sentence, not a one-word value
-_MESSAGE_GOES_ON = re.compile(r" [A-Za-z]+(?:[ .,;]|$)")
-
-
-def _names_a_failure(name: str) -> bool:
-    words = name_words(name)
-    return len(words) > 1 and words[0].lower() in _FAILURES
 
 
 def _assignment(text: str, match: re.Match[str], reverse: str) -> Hit | None:
@@ -166,7 +146,7 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> Hit | None:
         found = text[start:end]
         if not found:
             return None
-        if is_url(found):
+        if is_url(found) and is_connection_name(name):
             return None  # ``DATABASE_URL=postgres://db:5432/x``: the URL's own password is scrubbed as a URL's
     scheme_word = (value["scheme"] or "").strip().lower()
     if (
@@ -175,8 +155,8 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> Hit | None:
         and scheme_word not in ("bearer", "basic")
         and found.isascii()
         and found.isalpha()
-        and (scheme_word or _MESSAGE_GOES_ON.match(text, end))  # two words at least: a sentence
-        and _names_a_failure(name)
+        and (scheme_word or MESSAGE_GOES_ON.match(text, end))  # two words at least: a sentence
+        and names_a_failure(name)
     ):
         return None  # an error and its message (``ExpiredToken: request signature expired``), not a credential
     if not azure and is_signature_name(name) and not looks_generated(found):
@@ -193,8 +173,16 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> Hit | None:
     if is_placeholder(text, start, end):
         return None  # ``token: missing``, ``api_key=${OPENAI_API_KEY}``, ``Bearer $TOKEN``, ``get_token(scope)``
     spaced = text[after : after + 1] in _BLANK
-    if not named["q"] and spaced and not scheme_word and found.lower() in _PROSE and _MESSAGE_GOES_ON.match(text, end):
+    if not named["q"] and spaced and not scheme_word and opens_a_message(found) and MESSAGE_GOES_ON.match(text, end):
         return None  # a message about the field: ``password: must be 8 characters``
+    if (
+        text[at] == ":"
+        and not named["q"]
+        and spaced
+        and scheme_word in ("", "token")
+        and is_message(text, value.start("scheme") if scheme_word else start)
+    ):
+        return None  # ``secret: db-credentials not found``, ``csrf: token mismatch``: a status, not the value
     if text[at] == ":" and not named["q"] and name.lower() in _HEADERS:
         opened = text[at - len(named.group(0)) - 1 : at - len(named.group(0))]  # a header quoted in a command
         if opened in ('"', "'", "`") and (close := text.find(opened, end)) >= 0 and "\n" not in text[end:close]:

@@ -33,6 +33,7 @@ from typing import Any, TypeAlias
 from afteraction.core.redact import REDACTED, is_secret_name, scrub_text
 from afteraction.core.redact_forms import CODE_KEYS, PASSWORD_FLAGS, is_code, is_url
 from afteraction.core.redact_keys import jwk_private
+from afteraction.core.secret_names import is_connection_name
 from afteraction.errors import ConfigError, ValidationError
 
 __all__ = [
@@ -151,12 +152,18 @@ def _names_a_header(item: object) -> bool:
 _PAIR_KEYS = frozenset(spelling for name in _PAIR_NAMES for spelling in (name, name.title(), name.upper()))
 
 
-def _no_secret(key: Any, item: Any) -> bool:
-    """A value under a secret-named key that holds none: a flag, a null, an empty string, or a URL (its own
-    password is scrubbed as a URL's: ``DATABASE_URL`` keeps its host and database)."""
+def _no_secret(key: str, item: Any) -> bool:
+    """A value under a secret-named key that holds none: a flag, a null, an empty string, or a URL under a
+    connection's name (its own password is scrubbed as a URL's: ``DATABASE_URL`` keeps its host and database; a
+    ``webhook_url``'s URL is the secret itself)."""
     if item is None or isinstance(item, bool) or item == "":
         return True
-    return type(item) is str and is_url(item)
+    return type(item) is str and is_url(item) and is_connection_name(key)
+
+
+def _pair_name(value: Mapping[Any, Any]) -> str:
+    """The secret's name in a pair (``{"name": "DATABASE_URL", "value": …}``)."""
+    return next((str(value[key]) for key in value if key in _PAIR_KEYS and _names_a_secret(value[key])), "")
 
 
 def _secret_pair(value: Mapping[Any, Any]) -> bool:
@@ -287,7 +294,7 @@ class _Walk:
                 or (paired and key.lower() == "value")
                 or key in private
                 or (key in CODE_KEYS and is_code(key, item))
-            ) and not _no_secret(key, item):
+            ) and not _no_secret(_pair_name(value) if paired and key.lower() == "value" else key, item):
                 out[name] = REDACTED
             elif allow is not None and key not in allow:
                 self.value(item, (path, name), depth + 1, keep=False)  # checked, not kept

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from afteraction.core.lookalike import fold, visible
 
-__all__ = ["is_secret_name", "is_signature_name", "name_words"]
+__all__ = ["is_connection_name", "is_secret_name", "is_signature_name", "name_words"]
 
 # A name is split into lower-case words (camelCase, kebab, snake, dots, spaces). It is secret when some word (or
 # word pair) is an *anchor* and every word after the anchor only qualifies the value (``password_hash``,
@@ -120,10 +120,41 @@ def is_secret_name(name: str) -> bool:
     words = [word.lower() for word in name_words(name)]
     if name.isupper() and len(words) > 1 and words[-1] in ("key", "pat") and words[-2] not in _PLAIN_KEYS:
         return True  # an environment variable: ``OPENAI_KEY``, ``STRIPE_KEY``, ``GITHUB_PAT``
+    return _anchor(words) is not None
+
+
+def _anchor(words: list[str]) -> int | None:
+    """The position of the anchor that makes ``words`` (lower case) a secret name, if any."""
     tail_ok = True  # every word after position i qualifies the value
     for i in range(len(words) - 1, -1, -1):
         if tail_ok and _anchor_ends_at(words, i):
-            return True
+            return i
         word = words[i]  # ``SECRET_KEY_BASE``: Rails's secret key, not a base of something
         tail_ok = tail_ok and (word in _SUFFIX_OK or word.isdigit() or (word == "base" and words[i - 1 : i] == ["key"]))
-    return False
+    return None
+
+
+# the secret names of a connection's URL or string: its own password is the secret, scrubbed as a URL's, and the rest
+# (host, database) is kept; a webhook's URL is the credential itself (``SLACK_WEBHOOK_URL``, ``hook_url``)
+_CONNECTION_MODS = _URL_MODS - {"webhook", "hook"}
+_CONNECTION_COMPACT = ("databaseurl", "dburl", "connstr", "connectionstring")
+
+
+@lru_cache(maxsize=8192)
+def is_connection_name(name: str) -> bool:
+    """Whether ``name`` is a secret name for a connection URL or string (``DATABASE_URL``, ``dsn``, ``REDIS_URL``,
+    ``conn_str``): a URL under it keeps its host and database, its password scrubbed as a URL's. Under any other
+    secret name (``webhook_url``, ``token``) the value, a URL too, is the secret."""
+    if not name.isascii():
+        name = fold(visible(name))
+    words = [word.lower() for word in name_words(name)]
+    at = None if name in _SHELL else _anchor(words)
+    if at is None:
+        return False
+    word, prev = words[at], words[at - 1] if at else ""
+    return (
+        word == "dsn"
+        or word.endswith(_CONNECTION_COMPACT)
+        or (word in ("url", "uri") and prev in _CONNECTION_MODS)
+        or (word in ("str", "string") and prev in ("conn", "connection"))
+    )

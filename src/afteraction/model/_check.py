@@ -27,6 +27,26 @@ def more_items(count: int) -> str:
     return f"… and {count} more"
 
 
+#: Characters of a refused value an error shows (``echoed``).
+ECHO_CHARS = 40
+_LAST_WORD = re.compile(r"\s*\S*\Z")
+
+
+def echoed(value: object, limit: int = ECHO_CHARS) -> str:
+    """A refused value as an error shows it (a name, a type, a time, an id): at most ``limit``
+    characters, then an ellipsis; a word the cut would split is left out whole, so no error shows
+    the first part of a long token. An error goes back to the sender and into its logs: the edges
+    that send it out scrub the secrets of what it shows (``server.common.error_body``,
+    ``core.otlp_spans``, ``reporting.log_error``), which a cut token would slip past."""
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= limit:
+        return text
+    shown = text[:limit]
+    if not text[limit].isspace():
+        shown = _LAST_WORD.sub("", shown)
+    return shown.rstrip() + "…"
+
+
 _RFC3339 = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})\Z", re.ASCII
 )
@@ -114,7 +134,8 @@ def known(items: Mapping[str, Any], names: frozenset[str], field: str, what: str
     silently (``expire_at`` for ``expires_at`` imports a lesson that never expires)."""
     for key in items:
         if key not in names:
-            raise ValidationError(f"{field}.{key}" if field else key, f"is not a field of {what}")
+            name = echoed(key)
+            raise ValidationError(f"{field}.{name}" if field else name, f"is not a field of {what}")
 
 
 def mapping(value: object, field: str) -> Mapping[str, Any]:
@@ -161,7 +182,7 @@ def parse_time(value: object, field: str) -> datetime:
     if not match:
         raise ValidationError(
             field,
-            f"must be an RFC 3339 date-time with an offset, like 2026-01-01T10:00:00Z; got {value[:64]!r}",
+            f"must be an RFC 3339 date-time with an offset, like 2026-01-01T10:00:00Z; got {echoed(value)!r}",
         )
     offset = match.group(8)
     parsed = None
@@ -171,7 +192,7 @@ def parse_time(value: object, field: str) -> datetime:
     parsed = parsed or _parse_matched(match, field)
     if not _MIN_UTC <= parsed <= _MAX_UTC:  # stored and ordered in UTC: 9999-12-31T23:59:59-01:00 has no UTC time
         rule = "is outside the years 1 to 9999 in UTC"
-        raise ValidationError(field, f"{rule}; got {value[:64]!r}")
+        raise ValidationError(field, f"{rule}; got {echoed(value)!r}")
     return parsed
 
 

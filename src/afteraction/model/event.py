@@ -82,7 +82,7 @@ class Event:
 
     def __post_init__(self) -> None:
         if self.specversion != SPECVERSION:
-            raise ValidationError("specversion", f"must be {SPECVERSION!r}, got {str(self.specversion)[:20]!r}")
+            raise ValidationError("specversion", f"must be {SPECVERSION!r}, got {_check.echoed(self.specversion)!r}")
         for name, limit in _IDS:
             value = getattr(self, name)
             if type(value) is not str or len(value) > limit or not value.strip():
@@ -90,18 +90,19 @@ class Event:
             if not value.isprintable() and _CONTROL.search(value):  # the read routes could never name it
                 raise ValidationError(name, "must not contain control characters")
         if not (isinstance(self.type, str) and self.type in _TYPES):
-            raise ValidationError("type", f"must be one of the 12 core types; got {str(self.type)[:64]!r}")
+            raise ValidationError("type", f"must be one of the 12 core types; got {_check.echoed(self.type)!r}")
         object.__setattr__(self, "instant", _check.parse_time(self.time, "time"))
         _check.mapping(self.payload, "payload")
         if self.agent_role is not None and self.agent_role not in AGENT_ROLES:
-            raise ValidationError("agent_role", f"must be one of {', '.join(AGENT_ROLES)}; got {self.agent_role!r}")
+            got = _check.echoed(self.agent_role)
+            raise ValidationError("agent_role", f"must be one of {', '.join(AGENT_ROLES)}; got {got!r}")
         for name, value in zip(_OPTIONAL_STRINGS, _optional_strings(self), strict=True):
             if value is not None and not isinstance(value, str):
                 raise ValidationError(name, f"must be a string, got {_check.kind(value)}")
         if self.labels is not None:
             for key, value in _check.mapping(self.labels, "labels").items():
                 if not isinstance(value, str):
-                    raise ValidationError(f"labels.{key}", "must be a string")
+                    raise ValidationError(f"labels.{_check.echoed(key)}", "must be a string")
         if self.extensions is not None:
             _check.mapping(self.extensions, "extensions")
         if self.signature is not None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from afteraction.core.redact import scrub_text
 from afteraction.memory import Memory
 from afteraction.model import Event
 from afteraction.model._check import MAX_ID
@@ -35,6 +36,7 @@ __all__ = [
     "no_charge",
     "no_check",
     "path_id",
+    "shown",
 ]
 
 #: Who the caller is: the tenant every read and write of this request is scoped to.
@@ -108,11 +110,20 @@ class Problem(Exception):
 def error_body(field: str | None, message: str, *, ingest: bool) -> dict[str, Any]:
     """The one error shape: ``{"error": "<field>: <message>", "errors": [{"field", "message"}]}``;
     ingest routes also say ``"accepted": false``, as the AEP reference server does. ``error`` is
-    the one line the AEP SDKs show in their exceptions."""
+    the one line the AEP SDKs show in their exceptions. What it echoes of a refused value is
+    scrubbed (``shown``)."""
     body: dict[str, Any] = {"accepted": False} if ingest else {}
-    body["error"] = message if field is None else f"{field}: {message}"
-    body["errors"] = [{"field": field, "message": message}]
+    error = shown(field, message)
+    body["error"] = error["message"] if field is None else f"{error['field']}: {error['message']}"
+    body["errors"] = [error]
     return body
+
+
+def shown(field: str | None, message: str) -> dict[str, Any]:
+    """An error's ``{"field", "message"}`` as an answer shows it: secrets scrubbed (``scrub_text``).
+    An error may echo what the sender sent (an unknown field's name, a refused value, cut by
+    ``model._check.echoed``), and goes back into the sender's logs."""
+    return {"field": None if field is None else scrub_text(field), "message": scrub_text(message)}
 
 
 def json(data: Any, status: int = 200) -> JSONResponse:

@@ -47,7 +47,7 @@ from afteraction.core.assemble import assemble
 from afteraction.errors import NotFoundError, ValidationError
 from afteraction.memory import Memory
 from afteraction.model import Event, Evidence, Experience, Run, Scope
-from afteraction.model._check import mapping
+from afteraction.model._check import echoed, mapping
 from afteraction.server.common import Problem, Service, count, int_param, json, path_id
 from afteraction.server.ingest import parse_json, read_body
 from afteraction.server.offload import off_loop
@@ -88,7 +88,7 @@ async def _body(service: Service, request: Request, path: str) -> dict[str, Any]
     known = _FIELDS[path]
     for name in data:
         if name not in known:
-            raise Problem(400, str(name)[:64], f"is not a field of this request; it takes {', '.join(sorted(known))}")
+            raise Problem(400, echoed(name), f"is not a field of this request; it takes {', '.join(sorted(known))}")
     return data
 
 

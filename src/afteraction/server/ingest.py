@@ -44,7 +44,7 @@ from afteraction.core.capture import clean_event
 from afteraction.core.sanitize import LIMITS
 from afteraction.errors import ValidationError
 from afteraction.model import Event
-from afteraction.server.common import Problem, Service, count
+from afteraction.server.common import Problem, Service, count, shown
 from afteraction.server.offload import CLIENT_GONE, off_loop
 
 __all__ = ["AHEAD", "routes"]
@@ -244,8 +244,7 @@ def _batch(
                 problem = found
         if problem is not None:
             statuses.add(problem.status)
-            error = {"field": problem.field, "message": problem.message}
-            results.append({"index": index, "accepted": False, "errors": [error]})
+            results.append({"index": index, "accepted": False, "errors": [shown(problem.field, problem.message)]})
         else:
             results.append({})
     return len(items), results, valid, statuses
