@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -156,7 +157,7 @@ def test_a_run_whose_id_another_scope_holds_is_reported_not_said_stored(mem: aa.
 
     there = aa.Scope(tenant="acme", app="ops", project="payments")
     squatter = make_experience("Unrelated", scope=SCOPE, id=experience_id("ci-7", there))
-    assert mem.add(squatter)
+    assert mem.store.put(squatter)  # stored as it was before ``add`` re-derived such ids (``core.ids.own_id``)
     reported: list[BaseException] = []
     with mem.run("Clear the cache", scope=there, run_id="ci-7", on_error=lambda e, w: reported.append(e)) as run:
         run.tool("clear_cache", result="ok")
@@ -164,6 +165,27 @@ def test_a_run_whose_id_another_scope_holds_is_reported_not_said_stored(mem: aa.
     assert run.experience is None
     (error,) = reported
     assert isinstance(error, aa.ConflictError) and "another scope's" in str(error)
+
+
+def test_a_lesson_added_under_another_scopes_run_id_does_not_take_its_place(mem: aa.Memory) -> None:
+    """A caller of one project who adds a lesson under the id a run of another project derives keeps
+    neither that run's lesson out nor learns whether it exists: the added lesson gets the id its own
+    task_id and scope derive, and the run's lesson is stored. Other ids are kept as given."""
+    from afteraction.core.ids import experience_id
+
+    there = aa.Scope(tenant="acme", app="ops", project="payments")
+    squatter = make_experience("Unrelated", scope=SCOPE, id=experience_id("ci-7", there))
+    assert mem.add(squatter) and mem.add_many([replace(squatter, task_id="other")]) == 1
+    with pytest.raises(aa.NotFoundError):
+        mem.get(squatter.id, scope=SCOPE)
+    assert mem.get(experience_id(squatter.task_id, SCOPE), scope=SCOPE).task == "Unrelated"
+    assert mem.get(experience_id("other", SCOPE), scope=SCOPE).task == "Unrelated"
+    with mem.run("Clear the cache", scope=there, run_id="ci-7") as run:
+        run.tool("clear_cache", result="ok")
+        run.check("cache-empty", passed=True)
+    assert run.experience is not None and run.experience.id == squatter.id
+    assert mem.get(squatter.id, scope=there) == run.experience
+    assert mem.add(make_experience("Kept", scope=SCOPE, id="lesson-by-hand")) and mem.get("lesson-by-hand", scope=SCOPE)
 
 
 @pytest.mark.parametrize("backend", ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -25,6 +25,7 @@ from typing import Any
 from afteraction import arguments
 from afteraction.core.capture import clean_env, clean_experience, clean_run, clean_skill
 from afteraction.core.distill import distill
+from afteraction.core.ids import own_id
 from afteraction.core.rank import DEFAULT_WEIGHTS, Weights
 from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout, block_with_copies
 from afteraction.core.sanitize import LIMITS, Limits
@@ -216,12 +217,12 @@ class Memory:
         return self._notes.status
 
     def add(self, experience: Experience) -> bool:
-        """Store an existing lesson, keeping its id, with any secret in it scrubbed as a recorded
-        run's are (``core.capture.clean_experience``). False when a record with that id already
-        exists in its tenant (the stored one is kept)."""
+        """Store an existing lesson, keeping its id unless it takes another's (``core.ids.own_id``), scrubbed
+        as a recorded run's are (``core.capture.clean_experience``). False when a record with that id
+        already exists in its tenant (the stored one is kept)."""
         if not isinstance(experience, Experience):
             raise ValidationError("experience", f"must be an Experience, got {type(experience).__name__}")
-        experience = clean_experience(experience, self.limits)
+        experience = own_id(clean_experience(experience, self.limits))
         added = self.store.put(experience)
         if added:
             self._index([experience])
@@ -230,7 +231,7 @@ class Memory:
     def add_many(self, experiences: Iterable[Experience]) -> int:
         """Store several in one transaction, each as ``add`` does; the number that were new."""
         batch = [
-            clean_experience(experience, self.limits) if isinstance(experience, Experience) else experience
+            own_id(clean_experience(experience, self.limits)) if isinstance(experience, Experience) else experience
             for experience in arguments.experiences(experiences)
         ]
         added = self.store.put_many(batch)

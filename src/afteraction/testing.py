@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from afteraction.core.ids import derive_id
+from afteraction.core.ids import derive_id, experience_id
 from afteraction.core.verify import Verifier
 from afteraction.memory import Memory
 from afteraction.model import Experience, Scope, Status
@@ -127,11 +127,14 @@ def make_experience(
     summary: str = "",
     **fields: Any,
 ) -> Experience:
-    """An Experience with sensible defaults, its id derived from the task and scope."""
-    exp_id = id or derive_id("exp", scope.tenant, scope.app, scope.project, task)
+    """An Experience with sensible defaults: its run id derived from the task and scope, its id from
+    that run id and the scope, as a distilled lesson's is (``core.ids.experience_id``)."""
+    run_id = fields.pop("task_id", None) or (
+        id.replace("exp_", "run_") if id else derive_id("run", scope.tenant, scope.app, scope.project, task)
+    )
     return Experience(
-        id=exp_id,
-        task_id=fields.pop("task_id", exp_id.replace("exp_", "run_")),
+        id=id or experience_id(run_id, scope),
+        task_id=run_id,
         task=task,
         lesson=lesson,
         status=status,

@@ -392,6 +392,7 @@ def test_a_store_that_cannot_be_written_is_not_called_corrupted(tmp_path: Path) 
     db = sqlite3.connect(":memory:")
     found = _failed(db, "x.db", sqlite3.OperationalError("attempt to write a readonly database"))
     assert "cannot be written" in str(found) and "permissions" in str(found) and "corrupted" not in str(found)
+    assert "mounted read-only" in str(found)
     full = _failed(sqlite3.connect(":memory:"), "x.db", sqlite3.OperationalError("database or disk is full"))
     assert "space" in str(full)
 

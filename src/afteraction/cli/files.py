@@ -73,9 +73,11 @@ def _decoded(text: str) -> Any:
 def import_(file: IO[str], db: str, as_json: bool) -> None:
     """Import lessons from FILE (JSONL as `export` writes it; - for stdin), keeping their ids.
 
-    Every line is checked first: if any is bad, nothing is imported. The lessons are then written
-    in batches of 1,000, so that other processes using the store are not held up; an import cut
-    short (a crash) is completed by running it again. The store is created if it is not there yet."""
+    An id of the form a run derives (`exp_` + 24 hex digits) that the lesson's task_id and scope do
+    not derive is derived again from them. Every line is checked first: if any is bad, nothing is
+    imported. The lessons are then written in batches of 1,000, so that other processes using the
+    store are not held up; an import cut short (a crash) is completed by running it again. The store
+    is created if it is not there yet."""
     with _open(db, create=True) as memory:
         now = memory.now()
         records: list[Experience] = []

@@ -66,7 +66,10 @@ def _failed(db: sqlite3.Connection, where: str, exc: sqlite3.DatabaseError) -> S
         return StoreError(f"{where} stayed locked by another connection for {BUSY_TIMEOUT_MS} ms")
     text = str(exc)
     if "readonly" in text or "unable to open" in text:
-        return StoreError(f"{where} cannot be written ({exc}): check the permissions of the file and its directory")
+        return StoreError(
+            f"{where} cannot be written ({exc}): check the permissions of the file and its directory,"
+            " and that its filesystem is not mounted read-only"
+        )
     if "disk is full" in text or "disk I/O error" in text:
         return StoreError(f"{where} cannot be written ({exc}): check the space and health of its disk")
     return StoreError(f"{where} is corrupted or not an SQLite database ({exc}); restore or move it")
