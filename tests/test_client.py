@@ -13,7 +13,7 @@ import pytest
 
 import afteraction as aa
 from afteraction.client import RemoteMemory
-from afteraction.core.trust import outcome_digest
+from afteraction.core.trust import outcome_digest, outcome_key
 from afteraction.errors import ConfigError, ForbiddenError, NotFoundError, StoreError, ValidationError
 from afteraction.testing import make_experience
 from tests.serving import free_port, serving
@@ -132,7 +132,7 @@ def test_a_remote_run_feeds_back_to_the_lessons_it_was_given(mem: aa.Memory, sco
         run.check("refund-issued", passed=True)
     assert run.given == (lesson.id,)
     now = mem.get(lesson.id, scope=scope)
-    assert now.supporting == 2 and now.outcome_keys == (outcome_digest("run:remote-r-2"),)
+    assert now.supporting == 2 and now.outcome_keys == (outcome_digest(outcome_key("remote-r-2", scope)),)
 
 
 def test_the_async_face_works_remotely(mem: aa.Memory, scope: aa.Scope) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import afteraction as aa
-from afteraction.core.trust import outcome_digest
+from afteraction.core.trust import outcome_digest, outcome_key
 from afteraction.testing import FixedClock, make_experience
 
 PROJECT = aa.Scope(tenant="acme", app="ops", project="deploys", agent="deploy-agent")
@@ -59,7 +59,7 @@ def test_a_verified_run_supports_the_lessons_it_was_given_and_teaches_them_its_w
     assert run.given == (lesson.id,)
     now = mem.get(lesson.id, scope=PROJECT)
     assert (now.supporting, now.contradicting, now.confidence) == (2, 0, 3 / 4)
-    assert now.outcome_keys == (outcome_digest("run:r-2"),)
+    assert now.outcome_keys == (outcome_digest(outcome_key("r-2", PROJECT)),)
     assert now.wordings == (f"staging deploys time out: {REWORDED}",)
     # found by the words it was reused in (beside the lesson the reusing run stored itself)
     assert lesson.id in [hit.id for hit in mem.search(REWORDED, scope=PROJECT)]
@@ -74,7 +74,7 @@ def test_the_same_run_reported_again_counts_once(mem: aa.Memory) -> None:
     reuse(mem, f"{TASK} again", passed=True, run_id="r-2")  # a host retrying the whole run
     once = mem.get(lesson.id, scope=PROJECT)
     assert once.supporting == 2 and once.revision == 2
-    again = mem.record_outcome(lesson.id, scope=PROJECT, success=False, key="run:r-2")
+    again = mem.record_outcome(lesson.id, scope=PROJECT, success=False, key=outcome_key("r-2", PROJECT))
     assert again == once
     third = reuse(mem, f"{TASK} again", passed=True, run_id="r-3")
     assert lesson.id in third.given
@@ -267,7 +267,7 @@ def test_a_run_learned_from_elsewhere_reports_to_the_lessons_it_names(mem: aa.Me
     assert learned is not None
     assert mem.learn(run, given=[lesson.id, learned.id]) == learned  # again: counted once, never its own
     now = mem.get(lesson.id, scope=PROJECT)
-    assert now.supporting == 2 and now.outcome_keys == (outcome_digest("run:elsewhere-1"),)
+    assert now.supporting == 2 and now.outcome_keys == (outcome_digest(outcome_key("elsewhere-1", PROJECT)),)
     assert mem.get(learned.id, scope=PROJECT).supporting == 1
     with pytest.raises(aa.ValidationError) as info:
         mem.learn(run, given=[lesson.id, 7])  # type: ignore[list-item]

@@ -6,10 +6,11 @@ per key, with a success's wording (``core.trust``), stored under the revision ch
 A run that was given lessons (a recorder's ``reference_block()`` / ``search()``, or the ids a
 host passes with a run it submits) reports its verdict to each whose fix it applied (it called
 every tool of the lesson's worked steps: ``core.trust.applied``) when it has one: one reuse
-outcome per lesson (``Memory.record_outcome``), keyed by the run (``outcome_key``) so that the
-same run finished, resubmitted or retried counts once, and, for a verified run, its task as a
-wording the lesson is found by. Never the run's own lesson (a retried run may be given the
-lesson its first finish stored): that is not independent evidence. A block shows the copies
+outcome per lesson (``Memory.record_outcome``), keyed by the run and its scope (``outcome_key``)
+so that the same run finished, resubmitted or retried counts once while another user's or agent's
+run of the same id counts too, and, for a verified run, its task as a wording the lesson is found
+by. Never the run's own lesson (a retried run may be given the lesson its first finish stored):
+that is not independent evidence. A block shows the copies
 of one fix once (``core.render``): a run that applied the shown one and failed counts as a
 failure of each copy too, or the failures of a fix that stopped working would go to one copy
 after another, each its best at the time, and keep the fix in blocks about three times as long
@@ -68,9 +69,9 @@ OUTCOME_ATTEMPTS = 30
 
 
 class Handed:
-    """The lessons a memory handed out lately (its searches' hits, its reads), by identity: what ``known``
-    may be. An outcome updates the lesson it is given, so a ``known`` that is not one of these (made by the
-    caller, or changed with ``dataclasses.replace``) is not trusted: what is stored is read instead."""
+    """The lessons a memory handed out lately (its searches' hits, its reads), by identity. An outcome's
+    ``known`` was trusted only when it was one of these; ``count_outcome`` now reads what is stored
+    whatever ``known`` is, so nothing asks this any more: kept while ``Memory`` and ``forgetting`` fill it."""
 
     def __init__(self, size: int = 1_024) -> None:  # a run's outcomes follow its search closely
         self._size = size
@@ -110,32 +111,29 @@ def count_outcome(
     known: Experience | None = None,
 ) -> Experience:
     """``Memory.record_outcome``: the lesson after one more outcome, retried when another writer
-    got there first; the lesson as it is when ``key`` was counted already. ``known`` is the lesson
-    as ``scope``'s own search returned it: tried first instead of reading it again (a read costs
-    about a third of an outcome); when it is no longer current, the revision check says so."""
+    got there first; the lesson as it is when ``key`` was counted already. Each try reads what is
+    stored now and writes over that revision. ``known`` (the lesson as the caller's search returned
+    it) must be lesson ``id`` and is not written from: the lesson may have been forgotten and added
+    again under its id since (a correction, an import), at the revision the copy holds, and an
+    outcome written from the copy would put the old lesson back over it. The read costs about a
+    third of an outcome, once per lesson a run applied, when the run ends (never in a search)."""
     if not isinstance(success, bool):
         raise ValidationError("success", "must be true or false")
     if known is not None and (
         not isinstance(known, Experience) or (known.scope.tenant, known.id) != (scope.tenant, id)
     ):
         raise ValidationError("known", f"must be lesson {id!r} of tenant {scope.tenant!r} as a search returned it")
-    if known is not None and (known not in memory.handed or not scope.sees(known.scope)):
-        known = None  # not as this memory handed it to this scope: read what is stored (and may be seen)
     key = None if key is None else _check.name(key, "key", limit=_check.MAX_ID)
     if task is not None and not isinstance(task, str):
         raise ValidationError("task", f"must be a string, got {type(task).__name__}")
     wording = clean_task(task, memory.limits) if task and success else None
-    shortcut = known is not None  # the first attempt works on the lesson as the search returned it
     for attempt in range(attempts):
-        if attempt and not (attempt == 1 and shortcut):
+        if attempt:
             _pause(attempt)
-        from_search = attempt == 0 and shortcut
-        current = known if from_search and known is not None else memory.get(id, scope=scope)
+        current = memory.get(id, scope=scope)
         updated = record_outcome(current, success, memory.now(), key=key)
         if updated is current:
-            if from_search:
-                continue  # counted in the copy the search returned: read what is stored now
-            return current  # counted already (the read may be that very copy: the store reuses what it decoded)
+            return current  # counted already, or a lesson no outcome counts on
         if wording and wording_may_join(current.scope, scope):
             updated = with_wording(updated, wording)
         if (stored := _stored(memory, updated, current.revision)) is not None:
@@ -165,6 +163,12 @@ def change_status(
 
 def _stored(memory: Memory, updated: Experience, revision: int) -> Experience | None:
     """``updated`` stored over ``revision`` and queued for indexing; None when another writer got there first."""
+    if revision >= Experience.MAX_REVISION:  # added whole at the largest revision (``Memory.add``; imports refuse it)
+        raise ValidationError(
+            "revision",
+            f"lesson {updated.id!r} is at the largest revision ({revision}) and takes no more updates; "
+            f"export it and import it with a lower revision",
+        )
     try:
         stored = memory.store.update(updated, expected_revision=revision)
     except ConflictError:
@@ -200,7 +204,7 @@ def feed_back(
     failure of a run that applied the fix is one against each of them too (see the module)."""
     run_id, scope, task = run.id, run.scope, run.task
     tools = {call.tool for call in run.calls}
-    key, recorded = outcome_key(run_id), 0
+    key, recorded = outcome_key(run_id, scope), 0
     for id, known in given.items():
         if id == own:
             continue

@@ -98,7 +98,7 @@ def test_verbose_layout_keeps_records_that_differ_in_its_fields() -> None:
 def test_a_run_that_reported_to_a_lesson_and_worked_by_its_steps_is_counted_with_it() -> None:
     steps = Solution(steps=("raise_probe_timeout() → ok", "deploy() → rolled out"))
     given = hit("Deploys time out", lesson="Failed: attempt 0 — Timeout. Worked: attempt 1.", solution=steps,
-                outcome_keys=(outcome_digest(outcome_key("r-2")),))  # fmt: skip
+                outcome_keys=(outcome_digest(outcome_key("r-2", ACME)),))  # fmt: skip
     reuse = hit("Deploys time out again", lesson="Worked: attempt 0.", solution=steps, task_id="r-2")
     stranger = hit("Deploys hang", lesson="Failed: attempt 0 — OOM. Worked: attempt 1.", solution=steps, task_id="r-9")
     other_steps = hit("Deploys fail", lesson="Worked: attempt 0.", solution=Solution(steps=("deploy() → ok",)),
@@ -112,9 +112,9 @@ def test_a_run_that_reported_to_a_lesson_and_worked_by_its_steps_is_counted_with
 def test_copies_of_copies_are_one_group_whatever_the_order() -> None:
     steps = Solution(steps=("renew_cert() → ok", "reload_gateway() → ok"))
     first = hit("Gateway cert expired", lesson="Failed: attempt 0 — SSLError. Worked: attempt 1.", solution=steps,
-                outcome_keys=(outcome_digest(outcome_key("r-2")),))  # fmt: skip
+                outcome_keys=(outcome_digest(outcome_key("r-2", ACME)),))  # fmt: skip
     second = hit("Gateway cert expired again", lesson="Worked: attempt 0.", solution=steps, task_id="r-2",
-                 outcome_keys=(outcome_digest(outcome_key("r-3")),))  # fmt: skip
+                 outcome_keys=(outcome_digest(outcome_key("r-3", ACME)),))  # fmt: skip
     third = hit("Cert expired on the gateway", lesson="Worked: attempt 0 (cached).", solution=steps, task_id="r-3")
     for order in ([third, first, second], [second, third, first], [first, second, third]):
         block, shown = block_with_hits(order)
@@ -164,7 +164,7 @@ def copies(draw: st.DrawFn) -> list[Hit]:
                 solution=Solution(steps=draw(st.sampled_from(_STEPS))),
                 task_id=f"r-{i}",
                 confidence=draw(st.sampled_from((0.6, 2 / 3, 0.75))),
-                outcome_keys=tuple(outcome_digest(outcome_key(f"r-{j}")) for j in sorted(reported)),
+                outcome_keys=tuple(outcome_digest(outcome_key(f"r-{j}", ACME)) for j in sorted(reported)),
             )
         )
     return hits
@@ -184,6 +184,6 @@ def test_a_block_shows_each_fix_once_and_counts_every_hit(hits: list[Hit], max_r
     assert len(bodies) == len(shown)  # no two shown records read the same
     for a in shown:  # nor is one a reuse of the other that worked by the same steps
         for b in shown:
-            linked = outcome_digest(outcome_key(b.experience.task_id)) in a.experience.outcome_keys
+            linked = outcome_digest(outcome_key(b.experience.task_id, ACME)) in a.experience.outcome_keys
             steps = a.experience.solution.steps if a.experience.solution else ()
             assert a is b or not linked or not steps or a.experience.solution != b.experience.solution

@@ -8,6 +8,7 @@ from afteraction.core.distill import capped, distill
 from afteraction.core.trust import (
     applied,
     confidence,
+    former_outcome_key,
     outcome_digest,
     outcome_key,
     record_outcome,
@@ -76,7 +77,9 @@ def test_a_lesson_no_run_verified_is_never_reinstated(status: Status) -> None:
     with pytest.raises(ValidationError) as caught:
         set_status(e, Status.VALIDATED, T0)
     assert caught.value.field == "status" and "never verified" in caught.value.rule
-    assert set_status(e, Status.REVOKED, T0).status is Status.REVOKED  # but it may be revoked
+    for other in (Status.REVOKED, Status.SUPERSEDED, Status.STALE):  # nor moved anywhere it could come back from
+        with pytest.raises(ValidationError, match=f"a {status.label} lesson .* forget it"):
+            set_status(e, other, T0, reason="why")
 
 
 @pytest.mark.parametrize("status", ["reinforced", "contested", "quarantined", "candidate", "deleted"])
@@ -197,10 +200,11 @@ def test_runs_with_long_ids_alike_at_the_start_have_keys_of_their_own() -> None:
     """Cut at the key's length, two run ids of 256 characters that differ at the end shared one key:
     the second run's verdict was taken for a repeat and dropped."""
     first, second = "r" * 252 + "aaaa", "r" * 252 + "bbbb"
-    assert outcome_key(first) != outcome_key(second)
-    assert all(len(outcome_key(run)) <= 256 for run in (first, second))
-    assert outcome_key("run-7") == "run:run-7"  # a short id keeps its readable key
+    assert outcome_key(first, ACME) != outcome_key(second, ACME)
+    assert former_outcome_key(first) != former_outcome_key(second)
+    assert all(len(key) <= 256 for run in (first, second) for key in (outcome_key(run, ACME), former_outcome_key(run)))
+    assert former_outcome_key("run-7") == "run:run-7"  # a short id kept its readable key
     lesson = make_experience("x", scope=ACME)
-    once = record_outcome(lesson, False, T0, key=outcome_key(first))
-    twice = record_outcome(once, False, T0, key=outcome_key(second))
+    once = record_outcome(lesson, False, T0, key=outcome_key(first, ACME))
+    twice = record_outcome(once, False, T0, key=outcome_key(second, ACME))
     assert (twice.supporting, twice.contradicting) == (lesson.supporting, lesson.contradicting + 2)

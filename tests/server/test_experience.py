@@ -13,7 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 import afteraction as aa
-from afteraction.core.trust import outcome_digest
+from afteraction.core.trust import outcome_digest, outcome_key
 from afteraction.memory import Memory
 from afteraction.server import create_app
 from afteraction.store.sqlite_events import SQLiteEvents
@@ -278,7 +278,8 @@ def test_a_block_names_its_lessons_and_a_run_given_them_reports_back(http: TestC
         answer = http.post("/experience/runs", json={"run": run, "given": given["lessons"]})
         assert answer.status_code in (200, 201), answer.text
     helped = http.get("/experience/lessons/exp_refund", params=SCOPE).json()
-    assert helped["supporting"] == 2 and helped["outcome_keys"] == [outcome_digest("run:run-2")]
+    run_key = outcome_key("run-2", aa.Scope("acme", **SCOPE))
+    assert helped["supporting"] == 2 and helped["outcome_keys"] == [outcome_digest(run_key)]
     assert helped["wordings"] == ["Refund for ticket 97 hangs in pending"]
 
 

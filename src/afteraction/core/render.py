@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from afteraction.core.neutralize import BEGIN_MARKER, END_MARKER, neutralize
-from afteraction.core.trust import run_digest, worked_steps
+from afteraction.core.trust import run_digests, worked_steps
 from afteraction.errors import ValidationError
 from afteraction.model import Experience, Hit
 
@@ -148,7 +148,7 @@ def _same_fix(hits: Sequence[Hit], layout: Layout) -> list[list[tuple[Hit, list[
     their bodies are the same, or when they worked by the same steps and one was stored by a run
     that was given the other and reported to it; a group is every hit linked so, however far."""
     bodies = [_body(hit.experience, layout) for hit in hits]
-    own = [run_digest(hit.experience.task_id) for hit in hits]
+    own = [set(run_digests(hit.experience.task_id, hit.experience.scope)) for hit in hits]
     parent = list(range(len(hits)))
 
     def root(i: int) -> int:
@@ -169,7 +169,7 @@ def _same_fix(hits: Sequence[Hit], layout: Layout) -> list[list[tuple[Hit, list[
         if steps:
             keys = hit.experience.outcome_keys
             for j in by_steps.get(steps, ()):
-                if own[j] in keys or own[i] in hits[j].experience.outcome_keys:
+                if not own[j].isdisjoint(keys) or not own[i].isdisjoint(hits[j].experience.outcome_keys):
                     join(i, j)
             by_steps.setdefault(steps, []).append(i)
     groups: dict[int, list[tuple[Hit, list[str]]]] = {}

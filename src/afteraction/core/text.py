@@ -134,12 +134,28 @@ def embedding_text(experience: Experience, limit: int = EMBED_CHARS) -> str:
     """The text a record's vector is made from: its task, then its first symptom (the error it
     met), then the wordings it learned, cut at ``limit`` characters. Queries are task texts, so
     the task leads; the summary (tools and arguments) was measured to blur the vector
-    (docs/retrieval.md) and is left out."""
+    (docs/retrieval.md) and is left out. When the whole is longer, the wordings keep their room
+    (newest first, at least half of ``limit`` when they need it) and the task and symptom are cut
+    to what is left: cut at the end, they were the first to go, and a lesson with a long task was
+    never found by the words it learned. A record without wordings reads as it always has."""
+    head = "\n".join(part.strip() for part in _heading(experience) if part.strip())
+    wordings = [part.strip() for part in experience.wordings if part.strip()]
+    whole = "\n".join(part for part in (head, *wordings) if part)
+    if len(whole) <= limit or not wordings:
+        return whole[:limit]
+    room = max(limit // 2, limit - len(head) - 1)
+    tail = "\n".join(reversed(wordings))[:room]
+    if len(tail) >= limit - 1 or not head:
+        return tail[:limit]
+    return f"{head[: limit - len(tail) - 1]}\n{tail}"
+
+
+def _heading(experience: Experience) -> list[str]:
+    """The task, then the first symptom: what a record's embedding text starts with."""
     parts = [experience.task]
     if experience.scenario is not None and experience.scenario.symptoms:
         parts.append(experience.scenario.symptoms[0])
-    parts.extend(experience.wordings)
-    return "\n".join(part.strip() for part in parts if part.strip())[:limit]
+    return parts
 
 
 def unaccented(terms: frozenset[str]) -> frozenset[str]:

@@ -178,6 +178,8 @@ class Experience:
     REASON_CHARS: ClassVar[int] = 500
     #: The largest revision: PostgreSQL stores it as ``integer``; every backend keeps one bound.
     MAX_REVISION: ClassVar[int] = 2**31 - 1
+    #: An import's largest revision: room for as many updates again (one at MAX_REVISION takes no outcome).
+    MAX_IMPORTED_REVISION: ClassVar[int] = 2**30
 
     id: str
     task_id: str
@@ -304,7 +306,7 @@ class Experience:
             checks=_check.strings(items.get("checks"), "checks", limit=_items(strict), item_limit=_check.MAX_NAME),
             supporting=_check.integer(_given(items, "supporting", 1), "supporting"),
             contradicting=_check.integer(_given(items, "contradicting", 0), "contradicting"),
-            revision=_check.integer(_given(items, "revision", 1), "revision", minimum=1, maximum=cls.MAX_REVISION),
+            revision=_revision(items, strict=strict),
             updated_at=_check.optional_time(items.get("updated_at"), "updated_at"),
             expires_at=_check.optional_time(items.get("expires_at"), "expires_at"),
             source=_check.name(items.get("source") or "import", "source"),
@@ -318,6 +320,14 @@ class Experience:
                 items.get("status_reason") or "", "status_reason", limit=cls.REASON_CHARS, blank=True
             ),
         )
+
+
+def _revision(items: Mapping[str, Any], *, strict: bool) -> int:
+    """A record's revision; an import's (``strict``) leaves room for updates: ``MAX_IMPORTED_REVISION``."""
+    revision = _check.integer(_given(items, "revision", 1), "revision", minimum=1, maximum=Experience.MAX_REVISION)
+    if strict and revision > (top := Experience.MAX_IMPORTED_REVISION):
+        raise ValidationError("revision", f"must be at most {top} in an import (room for updates), got {revision}")
+    return revision
 
 
 @dataclass(frozen=True, slots=True)

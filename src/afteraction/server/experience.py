@@ -33,7 +33,7 @@ as a reuse outcome, once per run (``afteraction.feedback``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from json import loads
 from typing import Any
@@ -209,8 +209,17 @@ async def lesson(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
     scope = _query_scope(service, request)
     id = path_id(request, "lesson_id")
-    found = await run_in_threadpool(memory.get, id, scope=scope)
+    found = await _of_lesson(lambda: memory.get(id, scope=scope))
     return json(found.to_dict())
+
+
+async def _of_lesson(call: Callable[[], Experience]) -> Experience:
+    """``call`` (about the path's lesson) off the event loop; a lesson the scope does not see is a
+    404 naming ``lesson_id``, the field at fault."""
+    try:
+        return await run_in_threadpool(call)
+    except NotFoundError as exc:
+        raise Problem(404, "lesson_id", str(exc)) from None
 
 
 async def forget(service: Service, request: Request) -> JSONResponse:
@@ -263,9 +272,7 @@ async def outcome(service: Service, request: Request) -> JSONResponse:
     if not isinstance(success, bool):
         raise ValidationError("success", "is required and must be true or false")
     key, task = data.get("key"), data.get("task")
-    updated = await run_in_threadpool(
-        lambda: memory.record_outcome(id, scope=scope, success=success, key=key, task=task)
-    )
+    updated = await _of_lesson(lambda: memory.record_outcome(id, scope=scope, success=success, key=key, task=task))
     return json(updated.to_dict())
 
 
@@ -277,7 +284,7 @@ async def set_status(service: Service, request: Request) -> JSONResponse:
     status, reason = data.get("status"), data.get("reason", "")
     if status is None:  # the rest of the decision is checked by set_status (``core.trust.decision``)
         raise ValidationError("status", "is required: revoked, superseded, stale or validated (to reinstate)")
-    updated = await run_in_threadpool(lambda: memory.set_status(id, status, scope=scope, reason=reason))
+    updated = await _of_lesson(lambda: memory.set_status(id, status, scope=scope, reason=reason))
     return json(updated.to_dict())
 
 
