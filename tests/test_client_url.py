@@ -44,3 +44,13 @@ def test_a_url_that_is_not_http_is_refused_without_its_password() -> None:
     with pytest.raises(ConfigError) as caught:
         RemoteMemory(f"ftp://admin:{PASSWORD}@host")
     assert PASSWORD not in str(caught.value)
+
+
+def test_a_token_given_as_the_user_is_not_shown() -> None:
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    mem = RemoteMemory(f"http://{token}@127.0.0.1:1")
+    assert token not in repr(mem) and "127.0.0.1:1" in repr(mem)
+    mem.close()
+    upper = RemoteMemory("HTTP://127.0.0.1:1")  # a scheme is any case
+    assert upper.url == "HTTP://127.0.0.1:1"
+    upper.close()

@@ -31,7 +31,7 @@ from urllib.parse import quote
 import httpx
 
 from afteraction import arguments
-from afteraction.core.redact import redact_url
+from afteraction.core.redact import redact_url, scrub_text
 from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout
 from afteraction.core.sanitize import LIMITS, Limits
 from afteraction.errors import (
@@ -137,6 +137,13 @@ def _parsed(parse: Callable[[Any], T], data: Any) -> T:
         raise StoreError(f"the service answered a record afteraction cannot read: {exc}") from exc
 
 
+def _shown(url: str) -> str:
+    """``url`` as a message shows it: its password masked (``http://admin:***@host``), or, with none, any
+    secret in it scrubbed (a token given as its user, ``http://ghp_…@host``)."""
+    masked = redact_url(url)
+    return masked if masked != url else scrub_text(url)
+
+
 class RemoteMemory(Memory):
     """Verified experience kept by an afteraction service, used like a local ``Memory``."""
 
@@ -159,8 +166,8 @@ class RemoteMemory(Memory):
     ) -> None:
         """``embedder``, ``vector_budget`` and ``weights`` are a local memory's: the service searches with its
         own, so they are accepted (``Memory.open(embedder=None)`` works whatever the URL) and not used."""
-        if not url.startswith(("http://", "https://")):
-            raise ConfigError(f"RemoteMemory needs an http:// or https:// URL, got {redact_url(url)!r}")
+        if not url[:8].lower().startswith(("http://", "https://")):
+            raise ConfigError(f"RemoteMemory needs an http:// or https:// URL, got {_shown(url)!r}")
         if api_key is not None and (not isinstance(api_key, str) or not api_key.strip()):
             raise ConfigError("api_key must be a non-empty string (or None for a --dev server)")
         for name, value in (("timeout", timeout), ("search_timeout", search_timeout)):
@@ -170,7 +177,7 @@ class RemoteMemory(Memory):
         if api_key is not None:
             headers["authorization"] = f"Bearer {api_key}"
         self.url = url.rstrip("/")
-        self._where = redact_url(self.url)  # the URL as shown (repr, errors, logs): its password masked
+        self._where = _shown(self.url)  # the URL as shown: repr, errors, logs
         self._http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout, transport=transport)
         self.timeout, self.search_timeout = float(timeout), float(min(search_timeout, timeout))
         self._slots = threading.BoundedSemaphore(_IN_FLIGHT)

@@ -167,7 +167,7 @@ def _stored(memory: Memory, updated: Experience, revision: int) -> Experience | 
         raise ValidationError(
             "revision",
             f"lesson {updated.id!r} is at the largest revision ({revision}) and takes no more updates; "
-            f"export it and import it with a lower revision",
+            f"export it, forget it, and import it with a lower revision",
         )
     try:
         stored = memory.store.update(updated, expected_revision=revision)

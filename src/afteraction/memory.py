@@ -108,7 +108,7 @@ class Memory:
         service ``"http(s)://host:port"`` (``api_key=…`` or ``$AFTERACTION_API_KEY``; returns a
         ``RemoteMemory``, see ``afteraction.client``). Options as for ``Memory(...)``."""
         target = database_url(os.environ) if url is None else str(url)
-        if target.startswith(("http://", "https://")):
+        if target[:8].lower().startswith(("http://", "https://")):
             return _remote(target, options)
         return cls(open_store(target), **options)
 

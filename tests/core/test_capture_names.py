@@ -97,6 +97,13 @@ def test_a_namespaced_tool_name_is_kept(name: str) -> None:
         ("auth:login password=hunter2", "auth:login password=[REDACTED:secret_assignment]"),
         ("password: hunter2", "password: [REDACTED:secret_assignment]"),
         ("password:admin@db.example.com", "password:[REDACTED:secret_assignment]"),
+        # a plain word that is not one of the verbs may be the password: secrets win
+        ("password:hunter2", "password:[REDACTED:secret_assignment]"),
+        ("PASSWORD:Tr0ub4dor", "PASSWORD:[REDACTED:secret_assignment]"),
+        ("db_password:letmein", "db_password:[REDACTED:secret_assignment]"),
+        ("api_key:abc123xyz", "api_key:[REDACTED:secret_assignment]"),
+        ("secret:opensesame", "secret:[REDACTED:secret_assignment]"),
+        ("login password:hunter2", "login password:[REDACTED:secret_assignment]"),
     ],
 )
 def test_a_value_after_a_secrets_colon_in_a_name_is_still_redacted(name: str, shown: str) -> None:

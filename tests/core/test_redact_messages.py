@@ -10,10 +10,10 @@ from afteraction.core.redact import scrub_text
 @pytest.mark.parametrize(
     "text",
     [
-        "secret: db-credentials not found",
-        "CreateContainerConfigError: secret: db-credentials not found",
+        "secret: not found",
+        "CreateContainerConfigError: secret: not found",
         "passwd: password updated successfully",
-        "secret: db-credentials not found in namespace prod",
+        "token: not set in namespace prod",
         "auth: token refresh failed, retrying",
         "csrf: token mismatch on /checkout",
         "password: password reset successfully.",
@@ -32,6 +32,12 @@ def test_a_message_about_a_credential_is_kept(text: str) -> None:
         ("Authorization: Token abcdefghijklmnopqrst", "Authorization: Token [REDACTED:secret_assignment]"),
         ("auth: token secretvalue failed", "auth: token [REDACTED:secret_assignment]"),
         ("secret: db-credentials notfound", "secret: [REDACTED:secret_assignment]"),
+        # a word before the status phrase may be the value: secrets win
+        ("secret: db-credentials not found", "secret: [REDACTED:secret_assignment]"),
+        ("password: swordfish is not valid for user bob", "password: [REDACTED:secret_assignment]"),
+        ("password: letmein updated successfully", "password: [REDACTED:secret_assignment]"),
+        ("login failed, password: hunter two not found", "login failed, password: [REDACTED:secret_assignment]"),
+        ("the api_key: swordfishkey not set in env", "the api_key: [REDACTED:secret_assignment]"),
         ('password: "db-credentials not found"', 'password: "[REDACTED:secret_assignment]"'),
         ("password=db-credentials not found", "password=[REDACTED:secret_assignment] not found"),
     ],

@@ -17,7 +17,7 @@ from typing import Any
 
 from afteraction.core.distill import capped, within
 from afteraction.core.neutralize import defuse_labels
-from afteraction.core.redact_forms import is_url, looks_generated
+from afteraction.core.redact_forms import is_url
 from afteraction.core.sanitize import (
     LIMITS,
     REDACTED,
@@ -71,8 +71,8 @@ def clean_name(value: object, limit: int = 200) -> str:
     """A name (a tool's, a check's, a call's id, an environment fact's): secrets scrubbed, control
     characters and runs of whitespace made one space, cut at ``limit``; anything made a string.
     ``ns:verb`` with no space after the colon (``auth:login``, ``secrets:get``, an MCP tool's name)
-    is a namespaced name, not ``name:value``, unless the part after the colon looks generated
-    (``token:ghp_…``, ``secret:Xk9…``): that one is scrubbed as a value."""
+    is a namespaced name, not ``name:value``, when the verb is one of a fixed list (``_VERBS``); any
+    other word there is scrubbed as a value (``password:hunter2``, ``token:ghp_…``)."""
     return _scrub_name(" ".join(_CONTROL.sub(" ", defuse_labels(trimmed(str(value), limit)[0])).split()))[:limit]
 
 
@@ -80,6 +80,12 @@ def clean_name(value: object, limit: int = 200) -> str:
 # a bracket or another ``:`` (not by ``@``: ``user:pw@host`` is a URL's credentials)
 _NAMESPACED = re.compile(r"(?<![\w.:-])([A-Za-z][\w.-]{0,63}):([A-Za-z][\w.-]{0,63})(?=[\s()\[\],;:]|\Z)", re.ASCII)
 _HOLDS = "^|`"  # a character that stands for a namespaced name's colon while the name is scrubbed
+#: The verbs of a namespaced tool name (``secrets:get``); a word outside them after ``password:`` may be the password.
+_VERBS = frozenset(
+    """get list set put read write show describe create add new update edit delete remove clear login logout signin
+    signout refresh reset rotate revoke renew issue generate exchange introspect verify validate check decode encode
+    sign unlock lock status whoami info fetch sync store load save inspect test""".split()
+)
 
 
 def _scrub_name(name: str) -> str:
@@ -90,8 +96,8 @@ def _scrub_name(name: str) -> str:
 
     def held(match: re.Match[str]) -> str:
         namespace, verb = match.groups()
-        if not is_secret_name(namespace) or looks_generated(verb) or scrub_text(verb) != verb:
-            return match.group(0)  # no assignment read here, or a value that looks like a secret
+        if not is_secret_name(namespace) or verb.lower() not in _VERBS:
+            return match.group(0)  # no assignment read here, or what may be a value (a password is any word)
         return f"{namespace}{hold}{verb}"
 
     kept = _NAMESPACED.sub(held, name)

@@ -274,12 +274,16 @@ def _once(text: str, one_line: bool) -> str:
     return text
 
 
+#: The ASCII characters that end a line (``str.splitlines``; ``visible`` makes each a line break).
+_ASCII_BREAKS = "\n\r\v\f\x1c\x1d\x1e"
+
+
 def defuse_labels(text: str) -> str:
     """``text`` with the role and field labels that start its lines defused as ``neutralize`` defuses
     them (``System: x`` -> ``System - x``; the text as a reader sees it, ``visible``), for text whose
     line breaks are folded away before it is kept (``core.capture``): once folded, such a label no
     longer starts a line, and ``neutralize`` would let it be. Text without one is returned as it is."""
-    if text.isascii() and "\n" not in text and "\r" not in text and "\v" not in text and "\f" not in text:
+    if text.isascii() and not any(brk in text for brk in _ASCII_BREAKS):
         return text  # one line: its start is the start of a field's value, which ``neutralize`` defuses
     seen = visible(text)
     if "\n" not in seen:

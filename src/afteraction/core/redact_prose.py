@@ -1,17 +1,18 @@
 """Messages about a credential, told from its value: after ``password:`` a message (``password: must be 8
-characters``, ``secret: db-credentials not found``, ``passwd: password updated successfully``) is kept, a value (a
-passphrase of ordinary words too: ``password: correct horse battery staple``) is redacted by ``core.redact``.
+characters``, ``secret: not found``, ``passwd: password updated successfully``) is kept, a value (a passphrase of
+ordinary words too: ``password: correct horse battery staple``) is redacted by ``core.redact``.
 
 A message is told by its shape, never by its words being ordinary (a passphrase's are): its first word says what is
-wrong (``must``, ``is``, ``missing``), or it ends a run of plain lower-case words with a closed phrase of status
-(``… not found``, ``… updated successfully``), or it names the credential and then its failure (``token mismatch``,
-``token refresh failed``). Anything else after a secret's name is its value: when in doubt, secrets win.
+wrong (``must``, ``is``, ``missing``), or it opens with a closed phrase of status (``not found``, ``updated
+successfully``), after the credential's own noun at most (``password updated successfully``), or it names the
+credential and then its failure (``token mismatch``, ``token refresh failed``). Anything else after a secret's name
+is its value, a word before the status phrase too (``password: swordfish not valid``, ``secret: db-credentials not
+found``): when in doubt, secrets win.
 """
 
 from __future__ import annotations
 
 import re
-from itertools import pairwise
 
 from afteraction.core.secret_names import name_words
 
@@ -58,14 +59,15 @@ def opens_a_message(word: str) -> bool:
 
 def is_message(text: str, start: int) -> bool:
     """Whether the words at ``start`` (just after ``name: ``) are a message about the credential, not its value:
-    plain lower-case words ending in a status phrase (``db-credentials not found``, ``password updated
-    successfully``), or the credential's own noun and then its failure (``token mismatch on /checkout``)."""
+    plain lower-case words opening with a status phrase (``not found``), or with the credential's own noun and
+    then one (``password updated successfully``) or its failure (``token mismatch on /checkout``)."""
     run = _WORDS.match(text, start)
     if run is not None:
         words = run.group(0).split()
-        for first, second in pairwise(words):
-            if (first == "not" and second in _NOT) or (first in _DONE and second == "successfully"):
-                return True
+        at = 1 if words[0] in _NOUNS else 0  # the phrase opens the message, or follows the credential's noun
+        first, second = words[at : at + 2] + [""] * (at + 2 - len(words))
+        if (first == "not" and second in _NOT) or (first in _DONE and second == "successfully"):
+            return True
     lead = _LEADING_WORDS.match(text, start)
     if lead is None:
         return False
