@@ -117,6 +117,6 @@ def test_a_lesson_added_at_the_largest_revision_says_what_to_do(mem: aa.Memory) 
         lambda: mem.record_outcome("imported-1", scope=PROJECT, success=True, key="k"),
         lambda: mem.set_status("imported-1", "stale", scope=PROJECT),
     ):
-        with pytest.raises(aa.ValidationError, match="takes no more updates; export it and import it with a lower"):
+        with pytest.raises(aa.ValidationError, match="takes no more updates; export it, forget it, and import"):
             change()
     assert mem.get("imported-1", scope=PROJECT) == top
