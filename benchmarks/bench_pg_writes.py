@@ -26,7 +26,9 @@ by round so that each meets the same moment of a shared machine:
   outcome for each lesson, stored before the clock starts (a read, then an update under the
   revision check; the text is unchanged, so the stems are not rewritten): what the end of a run
   adds for each lesson it was given; ``outcome known`` the same with the lesson as the run's
-  search returned it (``known=``: no read first), as a run's feedback does.
+  search returned it (``known=``), as a run's feedback passes it: it read nothing first until the
+  fourteenth session, and reads the lesson first now as ``outcome`` does (``known`` is checked,
+  never written from), so the two should measure alike.
 
 - ``record+stems literal`` (not among the default ``--variants``): a what-if, not shipped: ``search``
   a plain column that the writer fills with a tsvector literal (``literal``, made before the clock
