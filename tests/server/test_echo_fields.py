@@ -11,6 +11,7 @@ from afteraction.memory import Memory
 from afteraction.server import create_app
 from afteraction.store.sqlite_events import SQLiteEvents
 from tests.server.conftest import LIMITS, tenant_from_header
+from tests.server.test_ingest import event
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -33,20 +34,6 @@ def test_an_unknown_body_field_holding_a_token_is_named_scrubbed(http: TestClien
     assert "is not a field of this request" in error["message"]
 
 
-def _event(**changes: object) -> dict[str, object]:
-    data: dict[str, object] = {
-        "specversion": "0.2.0",
-        "id": "e1",
-        "time": "2026-01-01T00:00:00Z",
-        "source": "agent://a",
-        "type": "task.created",
-        "session_id": "s1",
-        "trace_id": "t1",
-        "payload": {},
-    }
-    return data | changes
-
-
 @pytest.mark.parametrize(
     "bad", [{"agent_role": f"Authorization: Bearer {TOKEN}"}, {"agent_role": TOKEN}, {"type": TOKEN}]
 )
@@ -55,7 +42,7 @@ def test_an_event_refused_for_a_value_holding_a_token_is_answered_scrubbed(
 ) -> None:
     """The 400 of one event and the per-event error of a batch echo the refused value scrubbed:
     exporters and SDKs log these answers."""
-    one = http.post("/events", json=_event(**bad))
-    batch = http.post("/events/batch", json=[_event(id="e2", **bad)])
+    one = http.post("/events", json=event(**bad))
+    batch = http.post("/events/batch", json=[event(id="e2", **bad)])
     assert one.status_code == 400 and TOKEN not in one.text and TOKEN[:12] not in one.text
     assert batch.status_code in (207, 400) and TOKEN not in batch.text and TOKEN[:12] not in batch.text
