@@ -30,6 +30,7 @@ from afteraction.core.redact_forms import (
 )
 from afteraction.core.redact_keys import scrub_keys
 from afteraction.core.redact_prose import MESSAGE_GOES_ON, is_message, names_a_failure, opens_a_message
+from afteraction.core.redact_said import may_say_a_secret, said_secrets
 from afteraction.core.redact_tokens import (
     CARD_SEPARATORS,
     TOKENS,
@@ -75,6 +76,7 @@ _BLANK = (" ", "\t")
 # where an unquoted value ends: in a query string or a ``;``-separated connection string at ``&``, ``;`` or ``#``;
 # after ``name: value`` in a line at the next space (a password may hold any of them); trailing ``,``/``;`` stay
 _QUERY_END = re.compile(r"[&;#]")
+_FORM_PIECES = re.compile(r"[^&]*(?:&[\w.\[\]-]+=[^&]*)+")
 # the first line of a block below a name that makes it a mapping or a list of settings, not a value
 _SETTINGS_LINE = re.compile(r"(?:[\w.-]{1,64}[ \t]*:(?:[ \t]|\r?\n|$)|-[ \t]+\S)")
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
@@ -136,7 +138,8 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> Hit | None:
     if found[0] not in "\"'\\":
         name_at = at - len(named.group(0)) + len(named["q"])
         before = text[name_at - 1 : name_at]
-        bare_query = before == "" and text[at] == "=" and start == after and "&" in found  # ``a=1&b=2``, no spaces
+        # ``a=1&b=2``, no spaces, each piece after a ``&`` a ``name=`` (``pw=ab&3-cd x`` is one password)
+        bare_query = before == "" and text[at] == "=" and start == after and _FORM_PIECES.fullmatch(found) is not None
         if (before in ("?", "&", ";") or bare_query) and (cut := _QUERY_END.search(text, start, end)) is not None:
             end = cut.start()  # a query string
         while end > start and (
@@ -264,6 +267,8 @@ def _may_hold_secret(text: str) -> bool:
     lower = text.lower()  # a superset of the ASCII-only lowering _scrub checks
     if "earer" in lower or "asic" in lower or "secret" in lower or "aws" in lower or may_hold_form(text, lower):
         return True
+    if may_say_a_secret(lower):
+        return True
     if len(text) < 13:
         return False
     data = text.encode("utf-8", "surrogatepass")
@@ -366,6 +371,8 @@ def _scrub_once(text: str) -> str:
         text = _AWS_SECRET.sub(_aws_secret, text)
     if at_sign:
         text = _EMAIL.sub(lambda m: m.group(0) if not_an_email(m.string, m) else redaction("email"), text)
+    if may_say_a_secret(lower_text):  # last: a secret of a known kind said so is named by its kind
+        text = said_secrets(text)
     return text
 
 
