@@ -314,7 +314,7 @@ def _apply(cur: psycopg.Cursor[tuple[object, ...]], where: str, migrations: Sequ
                 cur.execute(f"INSERT INTO {MIGRATIONS_TABLE} (name) VALUES (%s)", (migration.__name__,))
     except psycopg.errors.InsufficientPrivilege as exc:
         raise StoreError(
-            f"{where}: the role cannot create afteraction's tables ({exc}); grant it CREATE on the schema "
+            f"{where}: the role cannot apply afteraction's migrations ({exc}); grant it CREATE on the schema "
             "(or run `afteraction db upgrade` once as the owner, see docs/postgres.md)"
         ) from exc
 
