@@ -5,11 +5,13 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 import click
 
@@ -52,17 +54,56 @@ class _Unreadable(Exception):
     """A line (or file) whose JSON cannot be read: the message says why, for ``line N: ...``."""
 
 
+# What the service's strict decoder (msgspec, ``server/ingest.py``) refuses and Python's json takes, in its words
+# (a test keeps them equal): the service is an extra, so its decoder is not here.
+_NOT_A_NUMBER = "NaN and Infinity are not JSON numbers"
+_OUT_OF_RANGE = "a number is beyond ±1.8e308, the range of a double"
+_LONE_SURROGATE = "holds a lone UTF-16 surrogate escape ({}) with no pair: that is not Unicode text"
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # a pre-check: text without one holds no lone surrogate
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _Strict(ValueError):
+    """A number strict JSON refuses, found while decoding."""
+
+
+class _Refused(_Unreadable):
+    """JSON text that breaks a rule of the service's strict decoding (``_NOT_A_NUMBER`` and the others)."""
+
+
+def _constant(name: str) -> NoReturn:
+    raise _Strict(_NOT_A_NUMBER)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _Strict(_OUT_OF_RANGE)
+    return value
+
+
 def _decoded(text: str) -> Any:
-    """The JSON value of ``text``; _Unreadable for text that is not JSON, is nested deeper than the
-    parser recurses, or holds a number of more digits than Python converts."""
+    """The JSON value of ``text``, decoded as strictly as the service does (no NaN or Infinity, no number past a
+    double's range, no lone surrogate escape); _Unreadable for text that is not such JSON, is nested deeper than
+    the parser recurses, or holds a number of more digits than Python converts."""
     try:
-        return json.loads(text)
+        value = json.loads(text, parse_constant=_constant, parse_float=_finite)
+    except _Strict as exc:
+        raise _Refused(f"not JSON ({exc})") from None
     except json.JSONDecodeError as exc:
         raise _Unreadable(f"not JSON ({exc.msg})") from None
     except RecursionError:
         raise _Unreadable("nested too deeply") from None
     except ValueError as exc:  # int("1" * 5000): "Exceeds the limit (4300 digits) for integer string conversion"
         raise _Unreadable(f"not JSON ({str(exc).split(':')[0]})") from None
+    if _ESCAPED_SURROGATE.search(text):  # "\ud83d" alone decodes to a lone surrogate here; the service refuses it
+        try:
+            found = _SURROGATE.search(json.dumps(value, ensure_ascii=False))
+        except RecursionError:
+            raise _Unreadable("nested too deeply") from None
+        if found is not None:
+            raise _Refused(_LONE_SURROGATE.format(f"\\u{ord(found.group()):04x}"))
+    return value
 
 
 @main.command(name="import")
@@ -147,11 +188,16 @@ def export(file: str, tenant: str | None, db: str) -> None:
 
 def _one_object(text: str) -> dict[str, Any] | None:
     """``text`` decoded when it is one JSON object over several lines, else None (JSONL, an array,
-    or not JSON: read line by line, each line's error its own)."""
+    or not JSON: read line by line, each line's error its own). _Refused when it is one such object
+    but breaks a rule of strict decoding."""
     if not text.startswith("{") or "\n" not in text.strip() or _not_utf8(text):
         return None
     try:
         found = _decoded(text)
+    except _Refused:
+        if text.rstrip().endswith("}"):
+            raise
+        return None
     except _Unreadable:
         return None
     return found if isinstance(found, dict) else None
@@ -170,9 +216,13 @@ def validate(file: IO[str], db: str, as_json: bool) -> None:
     stripped = text.lstrip()
     items: list[tuple[int, Any, str | None]] = []
     unit = "item" if stripped.startswith("[") else "line"  # a JSON array's events are counted, not its lines
-    whole = _one_object(stripped)
+    try:
+        whole: Any = _one_object(stripped)
+    except _Refused as exc:  # such an event, but NaN, 1e400 or a lone surrogate in it: one event, refused
+        whole = exc
     if whole is not None:  # one event written over several lines (as AEP's own fixtures are): judged as one
-        items, unit = [(1, whole, None)], "event"
+        refused = isinstance(whole, _Refused)
+        items, unit = [(1, None if refused else whole, str(whole) if refused else None)], "event"
     elif stripped.startswith("["):
         if _not_utf8(stripped):
             raise ValidationError(file.name, "is not UTF-8 text")

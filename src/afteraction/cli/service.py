@@ -18,7 +18,7 @@ from afteraction.cli.common import (
     shown,
 )
 from afteraction.core.redact import redact_url
-from afteraction.errors import ConfigError
+from afteraction.errors import ConfigError, ValidationError
 from afteraction.store.keys import ServerSecret
 
 
@@ -121,8 +121,10 @@ def keys_create(tenant: str, project: str | None, scopes: str, rate: str | None,
     from datetime import datetime, timezone
 
     from afteraction.store import open_store
-    from afteraction.store.keys import hash_token, mint, open_keys, parse_rate, parse_scopes
+    from afteraction.store.keys import BOTH_SIGNATURE_FLAGS, hash_token, mint, open_keys, parse_rate, parse_scopes
 
+    if require_signatures and legacy_signatures:
+        raise ValidationError("--require-signatures", f"cannot go with --legacy-signatures: {BOTH_SIGNATURE_FLAGS}")
     secret = ServerSecret.require(os.environ, secret_file)
     key, token = mint(
         tenant, parse_scopes(scopes, "--scope"), now=datetime.now(timezone.utc), project=project, name=name,

@@ -51,6 +51,7 @@ __all__ = [
     "canonical_v2",
     "inexact_integer",
     "sign",
+    "signature_problem",
     "verify",
 ]
 
@@ -143,6 +144,39 @@ def verify(event: Mapping[str, Any], secret: str | bytes, *, allow_v1: bool = Fa
         return False
 
 
+def signature_problem(signature: object, *, allow_v1: bool = False) -> tuple[str, str] | None:
+    """What is wrong with the shape of a ``signature`` object, as (member, rule): member is ``""``
+    for the object itself, else ``alg``, ``canon`` or ``value``; None when it is well formed (it may
+    still not match: ``verify``). A verifier answers this before "does not match", so a client that
+    only mis-cased ``alg`` is not told its secret is wrong."""
+    if not isinstance(signature, Mapping):
+        return "", f"must be an object {{alg, value, canon}}, got {_kind(signature)}"
+    if not signature:
+        return "", f'is empty: send {{"alg": "{ALGORITHM}", "value": <base64 HMAC>, "canon": "v2"}}'
+    alg = signature.get("alg")
+    if alg != ALGORITHM:
+        got = "none" if alg is None else repr(alg[:40]) if isinstance(alg, str) else _kind(alg)
+        return "alg", f"must be {ALGORITHM!r} (lower case), got {got}"
+    canon = signature.get("canon")
+    if canon is not None and canon != "v2" and not (canon == "v1" and allow_v1):
+        got = repr(canon[:40]) if isinstance(canon, str) else _kind(canon)
+        if canon == "v1":
+            return "canon", "is 'v1' (legacy, envelope only: it covers no payload); the key takes 'v2' only"
+        return "canon", f"must be {'v2 or v1' if allow_v1 else 'v2'} (or left out), got {got}"
+    value = signature.get("value")
+    if value is None:
+        return "value", "is required: the base64 of the HMAC-SHA256 of the canonical event"
+    if not isinstance(value, str):
+        return "value", f"must be a base64 string, got {_kind(value)}"
+    try:
+        digest = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return "value", f"is not base64 (A-Z a-z 0-9 + /, padded with =), got {value[:20]!r}"
+    if len(digest) != hashlib.sha256().digest_size:
+        return "value", f"must be the base64 of 32 bytes (an HMAC-SHA256), got {len(digest)} bytes"
+    return None
+
+
 def inexact_integer(event: Mapping[str, Any]) -> str | None:
     """The path (``payload.count``, ``payload.items[2]``) of the first integer of ``event`` (its
     ``signature`` aside) whose magnitude passes ``SAFE_INTEGER``, which canonical v2 cannot write
@@ -189,6 +223,10 @@ def _without_signature(event: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(event, Mapping):
         raise TypeError(f"an event must be a mapping, got {type(event).__name__}")
     return {key: value for key, value in event.items() if key != "signature"}
+
+
+def _kind(value: object) -> str:
+    return "null" if value is None else type(value).__name__
 
 
 def _utf16(key: str) -> bytes:

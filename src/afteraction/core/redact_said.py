@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from afteraction.core.redact_forms import redaction
+from afteraction.core.redact_tokens import redaction
 
 __all__ = ["may_say_a_secret", "said_secrets"]
 

@@ -92,7 +92,12 @@ class Event:
         if not (isinstance(self.type, str) and self.type in _TYPES):
             raise ValidationError("type", f"must be one of the 12 core types; got {_check.echoed(self.type)!r}")
         object.__setattr__(self, "instant", _check.parse_time(self.time, "time"))
-        _check.mapping(self.payload, "payload")
+        payload = _check.mapping(self.payload, "payload")
+        if "$schema" in payload and not isinstance(payload["$schema"], str):  # the one member the AEP schema types
+            got = "an object" if isinstance(payload["$schema"], Mapping) else _check.kind(payload["$schema"])
+            raise ValidationError(
+                "payload.$schema", f"must be a string (a URI of the payload's JSON Schema), got {got}"
+            )
         if self.agent_role is not None and self.agent_role not in AGENT_ROLES:
             got = _check.echoed(self.agent_role)
             raise ValidationError("agent_role", f"must be one of {', '.join(AGENT_ROLES)}; got {got!r}")

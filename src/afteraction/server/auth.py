@@ -25,8 +25,12 @@ The key then rides on the request (``caller(request)``): its tenant scopes every
 Signed events (``check_event``, called by ingest for each event): a ``signature`` is verified with
 the key's signing secret (``ServerSecret.signing_secret``) over canonical v2; a v1 (legacy)
 signature only when the key allows legacy signatures, as the AEP reference server now answers
-(401). A key may require signatures: an unsigned event is then 401 too. Each error names the field
-(``signature``, or ``events[i].signature`` in a batch). Before verifying, an integer past 2**53
+(401). A key may require signatures: an unsigned event is then 401 too, and a v1 signature is refused
+even if the key also allows legacy ones (a v1 signature covers no payload; new keys cannot have both).
+A signature of the wrong shape is 401 naming the member and the rule (``signature.alg``,
+``signature.canon``, ``signature.value``: ``core.canonical.signature_problem``) before any HMAC is
+computed; "does not match" is left for a well-formed one that does not verify. Each error names the
+field (``signature``, or ``events[i].signature`` in a batch). Before verifying, an integer past 2**53
 is refused (400 naming its path): the canonical form rounds it, so a signature could not cover the
 number stored. A verified event is stored with only the signature members that verifying read
 (``SIGNATURE_MEMBERS``); anything else in the signature object was covered by nothing, and is dropped.
@@ -44,7 +48,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from afteraction.core.canonical import SIGNATURE_MEMBERS, inexact_integer, verify
+from afteraction.core.canonical import SIGNATURE_MEMBERS, inexact_integer, signature_problem, verify
 from afteraction.errors import AfterActionError
 from afteraction.model import Event
 from afteraction.server.common import Problem
@@ -195,8 +199,11 @@ class KeyAuth:
             if key.require_signatures:
                 raise Problem(401, field, f"is required: key {key.id} takes signed events only (HMAC-SHA256, v2)")
             return event
-        if not isinstance(signature, dict):
-            raise Problem(401, field, "must be an object {alg, value, canon}")
+        legacy = key.legacy_signatures and not key.require_signatures  # v1 covers no payload: see the module
+        problem = signature_problem(signature, allow_v1=legacy)
+        if problem is not None:
+            member, rule = problem
+            raise Problem(401, f"{field}.{member}" if member else field, rule)
         inexact = inexact_integer(data)
         if inexact is not None:
             raise Problem(400, (prefix + inexact)[:256], _INEXACT)
@@ -204,11 +211,11 @@ class KeyAuth:
         if named is not None and named != key.id:
             raise Problem(401, field + ".key_id", f"names another key than the one sending it ({key.id})")
         secret = self.secret.signing_secret(key.id)
-        if verify(data, secret, allow_v1=key.legacy_signatures):
+        if verify(data, secret, allow_v1=legacy):
             if signature.keys() <= _KEPT:
                 return event
             return replace(event, signature={name: signature[name] for name in SIGNATURE_MEMBERS if name in signature})
-        if not key.legacy_signatures and verify(data, secret, allow_v1=True):
+        if not legacy and verify(data, secret, allow_v1=True):
             raise Problem(401, field, f"is a legacy canonical v1 signature; key {key.id} takes canonical v2 only")
         raise Problem(401, field, f"does not match the event: sign canonical v2 with the signing secret of {key.id}")
 

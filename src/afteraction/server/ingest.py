@@ -28,6 +28,7 @@ nothing and costs no validation. A rate refusal is not a rejection in the metric
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
@@ -91,15 +92,50 @@ def respond(data: Any, status: int) -> Response:
     return Response(_encode(data), status, media_type="application/json")
 
 
+#: The rules strict JSON breaks, as ``afteraction validate`` words them too (``cli/files.py``; a test keeps them equal).
+NOT_A_NUMBER = "NaN and Infinity are not JSON numbers"
+OUT_OF_RANGE = "a number is beyond ±1.8e308, the range of a double"
+LONE_SURROGATE = "holds a lone UTF-16 surrogate escape ({}) with no pair: that is not Unicode text"
+_NOT_A_NUMBER = re.compile(r"invalid character \(byte ([0-9]+)\)")
+
+
+def _lone_surrogate(data: bytes | str | msgspec.Raw) -> str | None:
+    """The first lone surrogate escape of JSON ``data`` (``\\ud83d``), which msgspec refuses as "truncated" or
+    as a bad "surrogate pair"; None when there is none, or the text is not JSON for another reason."""
+    try:
+        text = json.dumps(json.loads(bytes(data) if isinstance(data, msgspec.Raw) else data), ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return None
+    found = re.search("[\ud800-\udfff]", text)
+    return None if found is None else f"\\u{ord(found.group()):04x}"
+
+
+def _not_json(message: str, data: bytes | str | msgspec.Raw) -> str:
+    """msgspec's complaint about ``data`` with the rule named where it names none."""
+    if message == "Input data was truncated" or "surrogate pair" in message:
+        escape = _lone_surrogate(data)
+        if escape is not None:
+            return LONE_SURROGATE.format(escape)
+    if message.startswith("Number out of range"):
+        return f"is not JSON: {OUT_OF_RANGE}"
+    found = _NOT_A_NUMBER.fullmatch(message)
+    if found is not None:
+        at = int(found.group(1))
+        head = (bytes(data) if not isinstance(data, str) else data.encode("utf-8", "surrogatepass"))[at : at + 8]
+        if head.startswith((b"NaN", b"Infinity")):
+            return f"is not JSON: {NOT_A_NUMBER} (byte {at})"
+    return f"is not JSON: {message}"
+
+
 def parse_json(data: bytes | str | msgspec.Raw, field: str, decode: Callable[[Any], Any] = _decode) -> Any:
-    """Strict JSON: UTF-8, no NaN or Infinity; nesting too deep is bad input, not a crash."""
+    """Strict JSON: UTF-8, no NaN or Infinity, no number past a double's range, no lone surrogate escape;
+    nesting too deep is bad input, not a crash."""
     try:
         return decode(data)
     except msgspec.DecodeError as exc:
-        message = str(exc).removeprefix("JSON is malformed: ")
-        raise Problem(400, field, f"is not JSON: {message}") from None
+        raise Problem(400, field, _not_json(str(exc).removeprefix("JSON is malformed: "), data)) from None
     except msgspec.MsgspecError as exc:
-        raise Problem(400, field, f"is not JSON: {exc}") from None
+        raise Problem(400, field, _not_json(str(exc), data)) from None
     except UnicodeDecodeError:  # a string's bytes are not UTF-8 (msgspec raises this one itself)
         raise Problem(400, field, "is not UTF-8 text") from None
     except RecursionError:

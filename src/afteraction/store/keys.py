@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from afteraction.store.base import Store
 
 __all__ = [
+    "BOTH_SIGNATURE_FLAGS",
     "COLUMNS",
     "DEFAULT_EVENT_BURST",
     "NO_SECRET",
@@ -75,6 +76,8 @@ NO_SECRET = (
     "API keys need a server secret of at least 32 random bytes: set AFTERACTION_SERVER_SECRET or "
     "AFTERACTION_SERVER_SECRET_FILE (or give --secret-file); `afteraction serve --dev` runs without keys"
 )
+#: Why a key may not both require signatures and take legacy (v1) ones: ``mint``'s and ``keys create``'s rule.
+BOTH_SIGNATURE_FLAGS = "a legacy v1 signature covers no payload, so a key that requires signatures takes v2 only"
 _TOKEN = re.compile(r"\Aafa_([0-9a-f]{16})_[A-Za-z0-9_-]{43}\Z", re.ASCII)
 _ID = re.compile(r"\Aafa_[0-9a-f]{16}\Z", re.ASCII)
 _RATE = re.compile(r"\A\s*([0-9]+(?:\.[0-9]+)?)\s*(?:/\s*s(?:ec(?:ond)?)?)?\s*\Z", re.ASCII)
@@ -254,7 +257,10 @@ def mint(
     legacy_signatures: bool = False,
     require_signatures: bool = False,
 ) -> tuple[Key, str]:
-    """A new key and its token (to show once); store ``hash_token(token)`` with it."""
+    """A new key and its token (to show once); store ``hash_token(token)`` with it. Refuses
+    ``require_signatures`` with ``legacy_signatures`` (``BOTH_SIGNATURE_FLAGS``)."""
+    if require_signatures and legacy_signatures:
+        raise ValidationError("require_signatures", "cannot go with legacy_signatures: " + BOTH_SIGNATURE_FLAGS)
     key_id = PREFIX + secrets.token_hex(8)
     key = Key(
         id=key_id,
