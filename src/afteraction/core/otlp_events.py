@@ -12,6 +12,9 @@ Per session (see ``otlp_sessions``), in time order:
   ``error.raised`` when it failed; per handoff, ``handoff.started`` / ``handoff.completed``;
 - ``task.completed`` or ``task.failed`` (``error_type``, ``error``) at its end.
 
+Spans that hang under a session stored by an earlier export (``placed``) go in it, with its source, role
+and parent: the stored session's ``task.created`` and end are not made again.
+
 A tool span without its call id or with unusable arguments (the parameter schema, a LangChain callback
 envelope) takes them from the model call that asked for it: the ``tool_call`` parts of the session's
 model outputs, matched by call id, else by tool name in order.
@@ -32,7 +35,7 @@ from typing import Any
 from afteraction.core.capture import clean_task
 from afteraction.core.otlp_classify import tool_name
 from afteraction.core.otlp_messages import ModelToolCall, model_tool_calls, text_of_output
-from afteraction.core.otlp_sessions import Item, Session, sessions
+from afteraction.core.otlp_sessions import Item, Placed, Session, sessions
 from afteraction.core.otlp_spans import Span
 from afteraction.core.otlp_values import envelope_call_id, error_of, is_schema, loads, unwrap
 from afteraction.core.sanitize import LIMITS, Limits, sanitize, scrub_text
@@ -95,9 +98,12 @@ def time_text(nanos: int) -> str:
     return f"{whole.year:04d}" + whole.strftime("-%m-%dT%H:%M:%S") + f".{rest:09d}Z"  # %Y: no zeros before 1000
 
 
-def map_spans(spans: Sequence[Span], *, limits: Limits = LIMITS) -> Mapped:
-    """The AEP events the spans describe (see the module docstring), in time order."""
-    found = sessions(spans)
+def map_spans(
+    spans: Sequence[Span], *, limits: Limits = LIMITS, placed: Mapping[tuple[str, str], Placed] | None = None
+) -> Mapped:
+    """The AEP events the spans describe (see the module docstring), in time order; ``placed``: the stored
+    sessions (by trace id and span id) that spans whose parent is not given hang under (they join them)."""
+    found = sessions(spans, placed)
     events: list[tuple[int, int, int, Event]] = []
     rejected, errors = 0, []
     for session in found:
@@ -110,6 +116,23 @@ def map_spans(spans: Sequence[Span], *, limits: Limits = LIMITS) -> Mapped:
         events.extend((at, _RANK.get(e.type, 1), len(events) + n, e) for n, (at, e) in enumerate(built))
     events.sort(key=lambda item: item[:3])
     return Mapped(tuple(event for *_, event in events), rejected, tuple(errors))
+
+
+def _source(session: Session) -> str:
+    if session.placed is not None:
+        return session.placed.source
+    return "otlp://detached" if session.detached else f"agent://{session.name}"
+
+
+def _role(session: Session) -> AgentRole | None:
+    """The session's place in its tree; a stored session joined by later spans keeps its own, and
+    becomes an orchestrator when they bring it a sub-agent (as the trace sent whole would make it)."""
+    placed = session.placed
+    if placed is not None:
+        return "orchestrator" if placed.role == "standalone" and session.children else placed.role
+    if session.detached is not None:
+        return None
+    return "subagent" if session.parent is not None else "orchestrator" if session.children else "standalone"
 
 
 class _Builder:
@@ -135,24 +158,19 @@ class _Builder:
             otel["parent_span_id"] = span.parent_id
         if isinstance(service, str):
             otel["service"] = _name(service)
-        parent = session.parent
-        role: AgentRole | None = (
-            "subagent" if parent is not None else "orchestrator" if session.children else "standalone"
-        )
-        if session.detached is not None:
-            role = None
+        role = _role(session)
         self.out.append(
             (
                 at,
                 Event(
                     id=event_id,
                     time=time_text(at),
-                    source="otlp://detached" if session.detached else f"agent://{session.name}",
+                    source=_source(session),
                     type=type,
                     session_id=session.id,
                     trace_id=span.trace_id,
                     payload=self.clean(payload),
-                    parent_session_id=None if parent is None else parent.id,
+                    parent_session_id=session.parent_id,
                     agent_role=role,
                     extensions={"otel": otel},
                     **extra,

@@ -13,6 +13,11 @@ calls and handoffs that happened inside it, linked to the session it ran in.
   spans later open the session and they join its run; otherwise they belong to no run. The service
   gives this function a span only once its ancestry is known (``otlp_pending``), so this happens only
   to a trace resolved as it is (the span buffer's bounds passed).
+- A span whose ancestry leaves the spans given at a session stored already (``placed``: a late or retried
+  export, or the trace sent root first) belongs to that session, as if the trace had been sent whole: its
+  tool calls, model calls and handoffs join it, an invocation inside it is its child (its parent session
+  is the stored one), and an ``invoke_agent`` of the same agent with only skipped spans between is merged
+  into it. The stored session's own events are not made again.
 - A session fails when one of its own spans failed, or when a child session failed and nothing happened
   in the session after that child ended (the failure ended the run; a later step means it recovered).
 - Its task is the last user message its spans were given, else its first model call's, else
@@ -24,15 +29,16 @@ nor goes quadratic); a span that names itself or a descendant as its parent ends
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from afteraction.core.otlp_classify import Role, agent_name, classify
 from afteraction.core.otlp_messages import task_text
 from afteraction.core.otlp_spans import Span
 from afteraction.core.otlp_values import error_of, loads
+from afteraction.model.event import AgentRole
 
-__all__ = ["Item", "Session", "sessions"]
+__all__ = ["Item", "Placed", "Session", "sessions"]
 
 _Key = tuple[str, str]  # (trace id, span id)
 _INVOCATIONS = ("agent", "workflow")
@@ -44,6 +50,20 @@ class Item:
 
     role: Role
     span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A session stored already that spans of a later export hang under, as its events describe it."""
+
+    source: str  # "agent://<name>", or "otlp://detached" for a session of detached calls
+    parent_id: str | None  # its parent session's id
+    kind: Role | None = None  # "agent" or "workflow" (its ``task.created``); None when it has none
+    role: AgentRole | None = None
+
+    @property
+    def name(self) -> str:
+        return self.source.removeprefix("agent://")
 
 
 @dataclass(eq=False)
@@ -58,10 +78,17 @@ class Session:
     error: tuple[str | None, str] | None = None
     task: str | None = None
     detached: str | None = None  # the span id of the missing parent these items ran under
+    placed: Placed | None = None  # when that parent is a stored session: what it is
 
     @property
     def id(self) -> str:
         return f"{self.span.trace_id}-{self.detached or self.span.span_id}"
+
+    @property
+    def parent_id(self) -> str | None:
+        if self.placed is not None:
+            return self.placed.parent_id
+        return None if self.parent is None else self.parent.id
 
 
 def _key(span: Span) -> _Key:
@@ -110,27 +137,43 @@ class _Tree:
             if self.roles[_key(item)] in _INVOCATIONS:
                 near = item
 
-    def only_skipped_between(self, span: Span, ancestor: Span) -> bool:
+    def only_skipped_between(self, span: Span, ancestor: Span | None) -> bool:
         """Whether every span between ``span`` and its ancestor is one the mapping skips (so the two
-        are one invocation seen by two layers, not an agent calling itself through a tool)."""
+        are one invocation seen by two layers, not an agent calling itself through a tool); with no
+        ancestor, every span above ``span`` up to where its ancestry leaves the spans given."""
         current = span
         for _ in range(len(self.by_key)):
             parent = None if current.parent_id is None else self.by_key.get((current.trace_id, current.parent_id))
             if parent is None or parent is ancestor:
-                return parent is ancestor
+                return parent is not None if ancestor is not None else current.parent_id is not None
             if self.roles[_key(parent)] is not None:
                 return False
             current = parent
         return False
 
 
-def sessions(spans: Sequence[Span]) -> list[Session]:
-    """The sessions the spans describe, in start order (see the module docstring)."""
+def sessions(spans: Sequence[Span], placed: Mapping[_Key, Placed] | None = None) -> list[Session]:
+    """The sessions the spans describe, in start order (see the module docstring); ``placed``: the
+    stored sessions, by (trace id, span id), that spans whose ancestry leaves the spans given join."""
     ordered = sorted({_key(s): s for s in spans}.values(), key=_order)
     roles = {_key(s): classify(s) for s in ordered}
     tree = _Tree(ordered, roles)
     owner: dict[_Key, Session] = {}  # invocation span → its session (merged spans too)
     made: list[Session] = []  # parents before children
+    joined: dict[_Key, Session] = {}  # a stored session (or a missing parent with tool calls) → what joins it
+    stored = placed or {}
+
+    def join(span: Span) -> Session | None:
+        """The stored session the span's ancestry leaves the spans given at, if any."""
+        key, top, missing = tree.top[_key(span)]
+        if missing is None or key not in stored:
+            return None
+        if key not in joined:
+            found = stored[key]
+            # without a kind it is a session of detached calls, named "otlp://detached": nothing merges into it
+            joined[key] = Session(top, found.kind or "agent", found.name, detached=missing, placed=found)
+            made.append(joined[key])
+        return joined[key]
 
     def open_session(span: Span) -> None:
         chain = [span]  # this invocation and the unopened invocations above it, opened top down
@@ -138,10 +181,10 @@ def sessions(spans: Sequence[Span]) -> list[Session]:
             chain.append(above)
         for current in reversed(chain):
             up = tree.near[_key(current)]
-            parent = None if up is None else owner[_key(up)]
+            parent = join(current) if up is None else owner[_key(up)]
             role, name = roles[_key(current)], agent_name(current)
             same = parent is not None and role == "agent" and parent.kind == "agent" and parent.name == name
-            if parent is not None and up is not None and same and tree.only_skipped_between(current, up):
+            if parent is not None and same and tree.only_skipped_between(current, up):
                 parent.merged.append(current)
                 owner[_key(current)] = parent
                 continue
@@ -163,17 +206,18 @@ def sessions(spans: Sequence[Span]) -> list[Session]:
         near = tree.near[_key(span)]
         if near is not None:
             owner[_key(near)].items.append(Item(role, span))
+        elif (under := join(span)) is not None:
+            under.items.append(Item(role, span))
         else:
             key, top, missing = tree.top[_key(span)]
             orphans.append((span, role, key, top, missing))
     with_tools = {key for _, role, key, _, _ in orphans if role == "tool"}
-    implicit: dict[_Key, Session] = {}
     for span, role, key, top, missing in orphans:
         if key in with_tools:
-            if key not in implicit:
-                implicit[key] = Session(top, "agent", agent_name(top), detached=missing)
-                made.append(implicit[key])
-            implicit[key].items.append(Item(role, span))
+            if key not in joined:
+                joined[key] = Session(top, "agent", agent_name(top), detached=missing)
+                made.append(joined[key])
+            joined[key].items.append(Item(role, span))
     for session in reversed(made):  # children before parents
         _settle(session)
     return sorted(made, key=lambda s: _order(s.span))

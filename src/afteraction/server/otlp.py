@@ -28,9 +28,10 @@ Errors come in the request's encoding too: afteraction's JSON error shape for JS
 
 from __future__ import annotations
 
+import json
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import timedelta
 from functools import partial
@@ -48,6 +49,7 @@ from starlette.routing import Route
 
 from afteraction.core.otlp_events import Mapped, map_spans
 from afteraction.core.otlp_pending import dumps, loads, split
+from afteraction.core.otlp_sessions import Placed
 from afteraction.core.otlp_spans import Batch, Span, decode_traces
 from afteraction.errors import ValidationError
 from afteraction.server.common import Problem, Service
@@ -214,7 +216,7 @@ def _ingest(
     spans, late = _capped(batch.spans, int(now * 1e9) + AHEAD // timedelta(microseconds=1) * 1000)
     placed = partial(_stored, service, tenant)
     ready, freed = gather(buffer, tenant, spans, now=now, bounds=BOUNDS, placed=placed)
-    mapped = _store(service, buffer, tenant, ready, freed)
+    mapped = _store(service, buffer, tenant, ready, freed, placed=_placed(service, tenant, ready))
     rooted = {s.trace_id for s in ready if s.parent_id is None}
     if rooted:  # what another export held for these traces while this one placed them
         again, freed = gather(buffer, tenant, [s for s in ready if s.trace_id in rooted], now=now, bounds=BOUNDS)
@@ -232,14 +234,42 @@ def _stored(service: Service, tenant: str, ids: list[str]) -> set[str]:
         return {id for id in ids if reader.session(id) is not None}
 
 
+def _placed(service: Service, tenant: str, spans: Sequence[Span]) -> dict[tuple[str, str], Placed]:
+    """The stored sessions that those of ``spans`` whose (local) parent is not among them hang under, by
+    (trace id, span id), as their ``task.created`` describes them: ``map_spans`` puts the spans in them, as
+    the trace sent whole would. At most ``PLACED_LOOKUPS`` parents are looked up, in one read, then each
+    one found's first event: only spans placed after their parent's session (``gather``) or resolved as
+    they are have a parent missing, so an export that roots its traces reads nothing."""
+    known = {(s.trace_id, s.span_id) for s in spans}
+    parents = {(s.trace_id, s.parent_id) for s in spans if s.parent_id and not s.parent_remote}
+    missing = sorted(parents - known)[:PLACED_LOOKUPS]
+    if not missing:
+        return {}
+    with service.events.reading(tenant) as reader:
+        found = {key: session for key in missing if (session := reader.session(f"{key[0]}-{key[1]}")) is not None}
+    out: dict[tuple[str, str], Placed] = {}
+    for key, session in found.items():
+        first = service.events.events(tenant, session.id, limit=1, types=["task.created"])
+        data = json.loads(first[0].data) if first else {}
+        kind = data.get("payload", {}).get("kind")
+        role = data.get("agent_role")
+        out[key] = Placed(
+            session.source,
+            session.parent_session_id,
+            kind=kind if kind in ("agent", "workflow") else None,
+            role=role if role in ("orchestrator", "subagent", "standalone") else None,
+        )
+    return out
+
+
 def _store(
     service: Service, buffer: SpanBuffer, tenant: str, ready: list[Span], freed: list[tuple[str, str]],
-    *, counted: bool = True,
+    *, counted: bool = True, placed: Mapping[tuple[str, str], Placed] | None = None,
 ) -> Mapped:  # fmt: skip
     """Map ``ready`` and store its events, then drop the held spans it ``freed`` (only once their events are
     stored: a crash before leaves them held). ``counted``: its duplicates count in the metrics (not when
-    placing again what this request stored a moment ago)."""
-    mapped = map_spans(ready)
+    placing again what this request stored a moment ago); ``placed``: the stored sessions ``ready`` joins."""
+    mapped = map_spans(ready, placed=placed)
     if mapped.events:  # the mapping scrubbed them (content sanitized, names and ids scrubbed and bounded)
         added = service.events.add_many(tenant, list(mapped.events))
         service.metrics.ingested(tenant, sum(added), len(added) - sum(added) if counted else 0)
