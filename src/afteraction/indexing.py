@@ -1,24 +1,24 @@
-"""Indexing: a record's vector, made from its embedding text and stored at its revision.
+"""Indexing: ``Indexer`` makes records' vectors in a background thread for ``Memory``.
 
-``index_experiences`` is the one path from records to stored vectors: background indexing
-after a write and ``afteraction reindex`` both go through it, so both keep the revision guard
-(``VectorStore.put_vectors`` drops a vector whose record has moved on). ``Indexer`` runs it
-in a background thread for ``Memory``.
+It goes through ``index_experiences`` (``index_vectors``, re-exported here), the one path from
+records to stored vectors that ``afteraction reindex`` takes too, so both keep the revision guard
+(``VectorStore.put_vectors`` drops a vector whose record has moved on).
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
-from afteraction.core.text import embedding_text
 from afteraction.embed.base import Checked
 from afteraction.embed.forking import renewed
 from afteraction.embed.gate import GATE
 from afteraction.embed.recent import RecentVectors
 from afteraction.errors import EmbedderError
+from afteraction.index_vectors import index_experiences, make_vectors
 from afteraction.model import Experience
 from afteraction.store.base import Store, StoredVector, VectorStore
 from afteraction.vector_channel import LazyEmbedder
@@ -30,50 +30,14 @@ STORE_WAIT = 1.0
 #: After a batch failed in the store, the worker waits this long before the next, doubling up to MAX_RETRY.
 FIRST_RETRY = 0.1
 MAX_RETRY = 30.0
+#: After an embedder failure, a backfill pass retries the records that failed this long after, doubling
+#: (while a pass fails again) up to MAX_BACKFILL.
+FIRST_BACKFILL = 5.0
+MAX_BACKFILL = 300.0
 
 
-def index_experiences(
-    store: VectorStore, embedder: Checked, experiences: Sequence[Experience], recent: RecentVectors | None = None
-) -> int:
-    """Embed ``experiences`` and store their vectors at the revisions read; the number stored.
-    A text ``recent`` holds for this model is not embedded again. Raises EmbedderError when the
-    embedder fails (nothing is stored then)."""
-    if not experiences:
-        return 0
-    return store.put_vectors(make_vectors(embedder, experiences, recent))
-
-
-def make_vectors(
-    embedder: Checked, experiences: Sequence[Experience], recent: RecentVectors | None = None
-) -> list[StoredVector]:
-    """``index_experiences`` up to the store: the vectors of ``experiences``, at the revisions read."""
-    texts = [embedding_text(experience) for experience in experiences]
-    model = embedder.model_id
-    known = [None if recent is None else recent.get(model, text) for text in texts]
-    wanted = [text for text, vector in zip(texts, known, strict=True) if vector is None]
-    made = iter(embedder.embed(wanted) if wanted else [])
-    if (now := _model_now(embedder)) != model:  # vectors of one model are never kept under another's id
-        raise EmbedderError(f"the embedder's model is now {now!r}, not {model!r}: its vectors are not stored")
-    vectors = []
-    for text, vector in zip(texts, known, strict=True):
-        if vector is None:
-            vector = next(made)
-            if recent is not None:
-                recent.put(model, text, vector)
-        vectors.append(vector)
-    return [
-        StoredVector(experience.scope.tenant, experience.id, experience.revision, embedder.model_id, vector)
-        for experience, vector in zip(experiences, vectors, strict=True)
-    ]
-
-
-def _model_now(embedder: Checked) -> str | None:
-    """The model id the wrapped embedder gives now (``Checked`` read it once, when it was wrapped)."""
-    try:
-        found = getattr(embedder.inner, "model_id", None)
-    except Exception:
-        return None
-    return found if isinstance(found, str) else None
+class _Stuck(EmbedderError):
+    """The embedder did not answer within ``embed_timeout``: its batch is not split and retried."""
 
 
 Key = tuple[str, str]
@@ -91,15 +55,21 @@ class Indexer:
     each record and holds at most ``max_pending``; past that, records are dropped from the queue
     and found again by the backfill. The backfill pages through ``missing_vectors`` (records
     written before, by another process, or dropped from the queue) when the queue is empty: at
-    start and after an overflow. A record that failed is not tried again in the same pass, only
-    at a new revision or by the next process's backfill. The worker thread ends when there is
-    nothing to do and starts again with the next write, so an idle ``Memory`` holds no thread
-    (records another process writes are indexed by that process).
+    start, after an overflow, and after an embedder failure. A record that failed is not tried
+    again in the same pass, but by the pass an embedder failure schedules FIRST_BACKFILL seconds
+    later (doubling while passes fail, up to MAX_BACKFILL), so records written during an outage
+    get their vectors once the embedder answers again. The worker thread ends when there is
+    nothing to do and no pass is scheduled, and starts again with the next write, so an idle
+    ``Memory`` holds no thread (records another process writes are indexed by that process).
 
     A record whose vector was not stored because it changed meanwhile is read again and queued
     at its new revision. Failures (the embedder raises, returns bad vectors, or takes longer
-    than ``embed_timeout`` seconds; the store fails) go to ``report`` and never stop the worker;
-    a failed batch is retried record by record so one bad record does not cost its neighbours.
+    than ``embed_timeout`` seconds; the store fails) go to ``report`` and never stop the worker,
+    which then waits before its next batch (FIRST_RETRY seconds, doubling up to MAX_RETRY); a
+    failed batch is retried record by record so one bad record does not cost its neighbours. The
+    embedder is called on one thread at a time: while a call that passed ``embed_timeout`` has
+    not returned, no new one starts (the next batch waits for it, at most ``embed_timeout``
+    seconds, and fails if it still runs), so a hung embedder holds one thread and gets no calls.
 
     Once ``close`` begins, the worker stores and reports nothing more: a batch in flight is dropped
     silently and left, with the rest, to the next backfill. In the child of ``os.fork()`` the
@@ -138,6 +108,9 @@ class Indexer:
         self._thread: threading.Thread | None = None
         self._retry = 0.0  # after a store failure, seconds to wait before the next batch (0: none)
         self._failing = ""  # the store failure reported lately, not again while it lasts
+        self._embedding: threading.Thread | None = None  # the latest embedder call (maybe still running)
+        self._due: float | None = None  # when the backfill an embedder failure scheduled starts (monotonic)
+        self._delay = FIRST_BACKFILL  # the wait before the next scheduled pass
         renewed(self)
 
     def _after_fork(self) -> None:
@@ -146,6 +119,7 @@ class Indexer:
         self._storing = threading.Lock()
         self.recent = RecentVectors(self.recent.size)
         self._thread = None
+        self._embedding = None
         self._busy = False
 
     # -- the caller's side --------------------------------------------------------------
@@ -206,7 +180,7 @@ class Indexer:
             thread = self._thread
             drained = self._cond.wait_for(lambda: self._disabled or (not self._pending and not self._busy), timeout)
             self._closing = True
-            if not self._disabled and (self._pending or self._backfill):
+            if not self._disabled and (self._pending or self._backfill or self._due is not None):
                 self._undone = True
             self._pending.clear()
             self._cond.notify_all()
@@ -235,6 +209,12 @@ class Indexer:
             return
         while True:
             with self._cond:
+                if not self._closing and not self._pending and not self._backfill and self._due is not None:
+                    if (wait := self._due - time.monotonic()) > 0:
+                        self._cond.wait(wait)  # the scheduled pass, unless a write or close comes first
+                        continue
+                    self._due, self._backfill, self._cursor = None, True, None
+                    self._failed.clear()  # the records that failed are tried again by this pass
                 if self._closing or (not self._pending and not self._backfill):
                     self._thread = None  # the next enqueue starts another
                     self._cond.notify_all()
@@ -244,9 +224,9 @@ class Indexer:
             try:
                 if batch is None:
                     batch = self._next_missing(embedder)
-                if batch:
-                    self._index(embedder, batch)
-                self._retry, self._failing = 0.0, ""
+                embedder_failed = bool(batch) and self._index(embedder, batch)
+                self._failing = ""
+                self._after(embedder_failed)
             except Exception as exc:  # a store failure: reported once while it lasts, tried again later
                 said = f"{type(exc).__name__}: {exc}"
                 if said != self._failing:
@@ -257,8 +237,21 @@ class Indexer:
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()
-                    if self._retry and not self._closing:  # a failing store is not tried in a tight loop
-                        self._cond.wait(self._retry)
+                    if self._retry and not self._closing:  # a failing store or embedder is not tried in a tight loop
+                        self._cond.wait_for(lambda: self._closing, self._retry)
+
+    def _after(self, embedder_failed: bool) -> None:
+        """Back off after an embedder failure and schedule the pass that retries its records."""
+        with self._cond:
+            if not embedder_failed:
+                self._retry = 0.0
+                if not self._failed and self._due is None:
+                    self._delay = FIRST_BACKFILL  # nothing left over: the next outage starts afresh
+                return
+            self._retry = min(MAX_RETRY, max(FIRST_RETRY, 2 * self._retry))
+            if self._due is None:
+                self._due = time.monotonic() + self._delay
+                self._delay = min(MAX_BACKFILL, 2 * self._delay)
 
     def _report(self, exc: BaseException) -> None:
         """``report``, except once closing: the work that failed is left to the next backfill."""
@@ -289,13 +282,14 @@ class Indexer:
                 if (key := (e.scope.tenant, e.id)) not in self._pending and self._failed.get(key) != e.revision
             ]
 
-    def _index(self, embedder: Checked, batch: list[Experience]) -> None:
+    def _index(self, embedder: Checked, batch: list[Experience]) -> bool:
+        """Index ``batch``; True when the embedder failed for any of its records."""
         try:
             stored = self._embed_and_store(embedder, batch)
         except EmbedderError as exc:
-            if len(batch) == 1 or "took over" in str(exc):
+            if len(batch) == 1 or isinstance(exc, _Stuck):
                 self._failures(batch, [exc])
-                return
+                return True
             errors = []  # isolate the records at fault; report the first error only
             for one in batch:
                 try:
@@ -308,8 +302,9 @@ class Indexer:
             if errors:
                 more = f" (and {len(errors) - 1} more records of that batch)" if len(errors) > 1 else ""
                 self._report(EmbedderError(f"{errors[0]}{more}"))
-            return
+            return bool(errors)
         self._done(batch, stored)
+        return False
 
     def _done(self, batch: list[Experience], stored: int | None) -> None:
         if stored is None:  # closing: the vectors were dropped
@@ -335,6 +330,14 @@ class Indexer:
         if self._closing:  # a batch isolating its records: the rest is left undone
             self._undone = True
             return None
+        earlier = self._embedding
+        if earlier is not None and earlier.is_alive():  # a call that passed embed_timeout: wait for it
+            earlier.join(self.embed_timeout)
+            if earlier.is_alive():
+                raise _Stuck(
+                    f"embedder {embedder.model_id!r} has not answered an earlier batch for over"
+                    f" {2 * self.embed_timeout:g} s: not called again until it does ({len(batch)} records wait)"
+                )
         result: list[list[StoredVector] | BaseException] = []
 
         def run() -> None:
@@ -343,13 +346,11 @@ class Indexer:
             except BaseException as exc:  # handed to the worker below
                 result.append(exc)
 
-        thread = threading.Thread(target=run, name="afteraction-embed", daemon=True)
+        thread = self._embedding = threading.Thread(target=run, name="afteraction-embed", daemon=True)
         thread.start()
         thread.join(self.embed_timeout)
         if not result:
-            raise EmbedderError(
-                f"embedder {embedder.model_id!r} took over {self.embed_timeout:g} s for {len(batch)} records"
-            )
+            raise _Stuck(f"embedder {embedder.model_id!r} took over {self.embed_timeout:g} s for {len(batch)} records")
         outcome = result[0]
         if isinstance(outcome, BaseException):
             raise outcome

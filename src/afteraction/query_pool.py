@@ -9,9 +9,12 @@ for a free thread instead of being turned away.
   left is under the typical job's run time (``QueryPool.typical``, at most half the budget) is not
   started but answered at once with ``TooLate``. Under overload the threads then go to searches
   that can still finish in time instead of to ones whose result would be dropped.
-- **A hung embedder** holds at most ``size`` threads: the threads never grow past that. While every
-  thread runs a job past its deadline, a new job is refused at once (``Stuck``) rather than queued
-  to wait its whole budget for a thread that may never come free.
+- **A hung embedder** holds at most ``size - 1`` threads (``size`` when there is one): each job
+  names its ``owner`` (the embedder it calls), a thread skips the jobs of an owner that holds its
+  share already, and the threads never grow past ``size``. While an owner's share of threads all
+  run its jobs past their deadlines, its next job is refused at once (``Stuck``, naming it) rather
+  than queued to wait its whole budget for a thread that may never come free; other owners' jobs
+  still run. While every thread runs a job past its deadline, any new job is refused so.
 - **A search whose deadline passed while its job waited withdraws it** (``withdraw``): the job
   leaves the queue and no thread ever runs it, so searches made meanwhile do not pile up.
 - **At most ``max_queued`` jobs wait**; past that a job is refused at once (``QueueFull``).
@@ -70,6 +73,7 @@ class _Job:
     run: Callable[[], Any]
     queued: float
     deadline: float
+    owner: int  # the id of the job's owner, 0 for none
 
 
 class QueryPool:
@@ -88,6 +92,7 @@ class QueryPool:
         """Empty: no thread, no job, a new lock (in a forked child, the parent's threads are gone)."""
         self._jobs: deque[_Job] = deque()
         self._running: list[_Job] = []
+        self._held: dict[int, int] = {}  # threads each owner holds (taken jobs, running or checked)
         self._threads: list[threading.Thread] = []
         self._idle = 0
         self._cond = threading.Condition()
@@ -103,22 +108,43 @@ class QueryPool:
         with self._cond:
             return len(self._jobs)
 
-    def submit(self, job: Callable[[], T], deadline: float) -> Future[T]:
-        """Queue ``job``, to be done by ``deadline`` (a ``time.perf_counter()`` value); its future.
-        ``QueueFull`` when ``max_queued`` jobs wait already; RuntimeError when no thread can be
-        started (the interpreter is shutting down)."""
+    @property
+    def share(self) -> int:
+        """Threads one owner may hold: ``size - 1``, or 1 when ``size`` is 1."""
+        return max(1, self.size - 1)
+
+    def holding(self, owner: object) -> int:
+        """Threads ``owner``'s jobs hold now."""
+        with self._cond:
+            return self._held.get(id(owner), 0)
+
+    def submit(self, job: Callable[[], T], deadline: float, owner: object = None) -> Future[T]:
+        """Queue ``job``, to be done by ``deadline`` (a ``time.perf_counter()`` value), for
+        ``owner`` (None: no share applies); its future. ``QueueFull`` when ``max_queued`` jobs wait
+        already, ``Stuck`` when the owner's share (or every thread) runs jobs past their deadlines;
+        RuntimeError when no thread can be started (the interpreter is shutting down)."""
         future: Future[T] = Future()
+        key = 0 if owner is None else id(owner)
         with self._cond:
             if len(self._jobs) >= self.max_queued:
                 raise QueueFull(f"{len(self._jobs)} searches already wait for the vector channel's threads")
             now = time.perf_counter()
+            own = [running for running in self._running if key and running.owner == key]
+            if len(own) >= self.share and all(running.deadline < now for running in own):
+                raise Stuck(
+                    f"this embedder's earlier searches still hold {len(own)} of the {self.size} query threads,"
+                    " past their budget (a hung embedder, most likely)"
+                )
             if len(self._running) >= self.size and all(running.deadline < now for running in self._running):
-                raise Stuck(f"each of the {self.size} query threads runs a search past its budget")
+                raise Stuck(
+                    f"each of the {self.size} query threads runs a search past its budget"
+                    " (other memories' embedders hold them)"
+                )
             if self._idle <= len(self._jobs) and len(self._threads) < self.size:
                 thread = threading.Thread(target=self._serve, name=self.name, daemon=True)
                 thread.start()  # RuntimeError at shutdown: nothing queued then
                 self._threads.append(thread)
-            self._jobs.append(_Job(future, job, time.perf_counter(), deadline))
+            self._jobs.append(_Job(future, job, time.perf_counter(), deadline, key))
             self._cond.notify()
         return future
 
@@ -134,21 +160,42 @@ class QueryPool:
                     break
             return True
 
+    def _next(self) -> _Job | None:
+        """The first queued job whose owner holds less than its share of threads, taken."""
+        for index, job in enumerate(self._jobs):
+            if not job.owner or self._held.get(job.owner, 0) < self.share:
+                del self._jobs[index]
+                if job.owner:
+                    self._held[job.owner] = self._held.get(job.owner, 0) + 1
+                return job
+        return None
+
+    def _release(self, job: _Job) -> None:
+        """``job``'s thread is free again (under the lock); threads skipping its owner look again."""
+        if job.owner:
+            if self._held[job.owner] <= 1:
+                del self._held[job.owner]
+            else:
+                self._held[job.owner] -= 1
+            self._cond.notify_all()
+
     def _serve(self) -> None:
         while True:
             with self._cond:
                 self._idle += 1
-                while not self._jobs:
+                while (job := self._next()) is None:
                     self._cond.wait()
                 self._idle -= 1
-                job = self._jobs.popleft()
                 if not job.future.set_running_or_notify_cancel():
+                    self._release(job)
                     continue  # cancelled by its owner
             started = time.perf_counter()
             left, budget = job.deadline - started, job.deadline - job.queued
             if left < min(self.typical, budget / 2):
                 typical = f"{left * 1000:.0f} ms of its budget left, where a job takes {self.typical * 1000:.0f} ms"
                 job.future.set_exception(TooLate(typical))
+                with self._cond:
+                    self._release(job)
                 continue
             with self._cond:
                 self._running.append(job)
@@ -158,6 +205,7 @@ class QueryPool:
                 job.future.set_exception(exc)
             with self._cond:
                 self._running.remove(job)
+                self._release(job)
                 self.typical += 0.2 * (time.perf_counter() - started - self.typical)
 
 

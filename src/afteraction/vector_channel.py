@@ -172,6 +172,12 @@ class LazyEmbedder:
         """The model's id once loaded, else None."""
         return None if self._embedder is None else self._embedder.model_id
 
+    @property
+    def owner(self) -> object:
+        """What the query pool counts this embedder's threads by: the embedder it wraps once loaded
+        (shared by every memory that uses it), else this object."""
+        return self if self._embedder is None else self._embedder.inner
+
     def warm(self) -> None:
         """Start loading in a background thread (once)."""
         with self._lock:
@@ -253,7 +259,13 @@ class VectorSearch:
             found = self._future.result(timeout=max(0.0, left))
         except FutureTimeout:
             if POOL.withdraw(self._future):
-                detail = f"no query thread was free within {budget}: earlier searches held all {POOL.size}"
+                held = POOL.holding(self._channel.embedder.owner)
+                whose = (
+                    f"this embedder's earlier searches held {held} of"
+                    if held >= POOL.share
+                    else "earlier searches held all"
+                )
+                detail = f"no query thread was free within {budget}: {whose} {POOL.size}"
             else:
                 detail = f"embedding and search took over {budget}"
             return [], self._failed("timeout", detail)
@@ -299,7 +311,8 @@ class VectorChannel:
         model = self.embedder.model_id
         deadline = started + self.budget
         try:
-            future = POOL.submit(partial(self._search, scope, text, now, limit, min_confidence, deadline), deadline)
+            search = partial(self._search, scope, text, now, limit, min_confidence, deadline)
+            future = POOL.submit(search, deadline, self.embedder.owner)
         except QueueFull as exc:
             return VectorSearch(self, None, ChannelStatus("timeout", f"{exc}: refused at once", model), started)
         except RuntimeError as exc:  # no thread can be started: the interpreter is shutting down

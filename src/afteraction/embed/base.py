@@ -44,6 +44,10 @@ class Embedder(Protocol):
     ``model_id`` names the model and everything that changes its vectors (vectors of different
     model ids are never compared); ``dimension`` is the length of every vector. ``embed`` returns
     one vector per text, in order. It may block; callers run it off the event loop.
+
+    ``embed`` must be thread-safe: memory calls it from several threads at once (the vector
+    channel's query threads, one per concurrent search, and the background indexer). The bundled
+    embedders are.
     """
 
     @property

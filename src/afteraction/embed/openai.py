@@ -11,11 +11,15 @@ llama.cpp's server: anything that answers ``{"data": [{"index": i, "embedding": 
   another endpoint, model or size are never compared.
 - A batch is sent ``max_batch`` texts per request (default 128); each text is cut at
   ``max_chars`` characters (default 16,000: about 4,000 tokens, under the usual 8,192-token limit).
-- Every failure is an ``EmbedderError`` naming the model and the fault: an HTTP error status (with
-  the start of the body), a timeout (``timeout`` seconds per request, default 10), an unreachable
-  host, a body that is not JSON or not the expected shape, the wrong number of vectors, a vector
-  of the wrong length, NaN or infinite values. The ``api_key`` (sent as a bearer token) never
-  appears in ``repr`` or in an error message: it is redacted from anything echoed back.
+- Every failure is an ``EmbedderError`` naming the model and the fault: any status but 200
+  (``HTTP {status} from {url}``, with ``Location`` for a redirect, which is never followed, and
+  the start of the body), a timeout (``timeout`` seconds per request in all, from connecting to
+  the last byte, default 10), an answer larger than its cap (``answer_cap``: the batch's texts ×
+  the dimension × 32 bytes a number, at least 1 MiB), an unreachable host, a body that is not
+  JSON or not the expected shape, the wrong number of vectors, a vector of the wrong length, NaN
+  or infinite values. The ``api_key`` (sent as a bearer token) never appears in ``repr`` or in an
+  error message: it is redacted from anything echoed back, literal, JSON-escaped or URL-encoded,
+  and a body that still holds 8 characters of it in a row is left out of the message.
 - ``embed`` blocks (an ``httpx.Client`` reused across calls, thread-safe); ``aembed`` is a native
   coroutine (an ``httpx.AsyncClient`` per call). ``close()`` (or a ``with`` block) closes the
   connections.
@@ -25,9 +29,13 @@ Needs the ``embed-openai`` extra: ``pip install 'afteraction[embed-openai]'``.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import json
 import math
+import re
+import time
+import urllib.parse
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,6 +47,59 @@ __all__ = ["OpenAIEmbedder"]
 INSTALL_HINT = "pip install 'afteraction[embed-openai]'"
 PROBE_TEXT = "dimension probe"
 BODY_CHARS = 200
+#: Bytes an answer may take per number of its vectors (``-0.0123456789012345678,`` is 23), and
+#: per vector besides; an answer is never allowed less than ANSWER_FLOOR bytes.
+NUMBER_BYTES = 32
+VECTOR_BYTES = 1024
+ANSWER_FLOOR = 1 << 20
+#: The dimension the probe's answer is capped for, before the dimension is known (twice the largest usual).
+PROBE_DIMENSION = 16_384
+#: Characters of the key in a row that, still found in a body after redaction, keep the body out.
+KEY_RUN = 8
+LEFT_OUT = "the answer's body is left out: it echoed the key"
+_JSON_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
+_JSON_SIMPLE = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _json_unescape(text: str) -> str:
+    """``text`` with JSON string escapes decoded (``\\/``, ``\\"``, ``\\uXXXX``…), wherever they are."""
+
+    def one(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code[0] == "u":
+            return chr(int(code[1:], 16))
+        return _JSON_SIMPLE.get(code, code)
+
+    decoded = _JSON_ESCAPE.sub(one, text)
+    return decoded.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _key_forms(key: str) -> list[str]:
+    """The ways an endpoint may echo ``key``: literal, JSON-escaped, URL-encoded; longest first."""
+    escaped = json.dumps(key)[1:-1]
+    forms = {
+        key,
+        escaped,
+        escaped.replace("/", "\\/"),
+        json.dumps(key, ensure_ascii=False)[1:-1],
+        "".join(f"\\u{ord(char):04x}" for char in key),
+        urllib.parse.quote(key, safe=""),
+        urllib.parse.quote(key),
+        urllib.parse.quote_plus(key),
+        urllib.parse.quote(key, safe="").lower(),
+    }
+    return sorted(forms, key=len, reverse=True)
+
+
+class _Answer:
+    """A response read within the deadline and the size cap: its status, headers and body."""
+
+    __slots__ = ("body", "headers", "status")
+
+    def __init__(self, status: int, headers: Any, body: bytes) -> None:
+        self.status = status
+        self.headers = headers
+        self.body = body
 
 
 def _positive(name: str, value: object, kind: type = int) -> Any:
@@ -80,10 +141,11 @@ class OpenAIEmbedder:
         self.max_chars = _positive("max_chars", max_chars)
         self.url = f"{self.base_url}/embeddings"
         self._api_key = api_key
+        self._key_forms = _key_forms(api_key) if api_key else []
         self.model_id = f"openai:{self.base_url}#{model}" + (f"@{dimensions}" if dimensions else "")
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._headers = headers
-        self._client: Any = self._httpx.Client(headers=headers, timeout=self.timeout)
+        self._client: Any = self._httpx.Client(headers=headers)
         if self.dimensions is not None:
             self.dimension: int = self.dimensions
         else:
@@ -109,10 +171,37 @@ class OpenAIEmbedder:
         self.close()
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "***") if self._api_key else text
+        """``text`` with the key replaced by ``***`` in every form an endpoint may echo it."""
+        for form in self._key_forms:
+            text = text.replace(form, "***")
+        return text
+
+    def _echoes_key(self, text: str) -> bool:
+        """Whether ``text`` (decoded as JSON and as a URL too) holds KEY_RUN characters of the key in a row."""
+        key = self._api_key
+        if not key:
+            return False
+        run = min(KEY_RUN, len(key))
+        runs = {key[i : i + run] for i in range(len(key) - run + 1)}
+        unescaped = _json_unescape(text)
+        variants = {text, unescaped, urllib.parse.unquote_plus(text), urllib.parse.unquote_plus(unescaped)}
+        return any(part in variant for variant in variants for part in runs)
+
+    def _excerpt(self, text: str) -> str:
+        """The start of an answer's body for an error message, never with the key in it."""
+        shown = " ".join(self._redact(text).split())[:BODY_CHARS]
+        return LEFT_OUT if self._echoes_key(shown) else shown
 
     def _fail(self, fault: str) -> EmbedderError:
-        return EmbedderError(self._redact(f"embedder {self.model_id!r}: {fault}"))
+        message = self._redact(f"embedder {self.model_id!r}: {fault}")
+        if self._echoes_key(message):
+            message = f"embedder {self.model_id!r}: the error is left out: it echoed the key"
+        return EmbedderError(message)
+
+    def answer_cap(self, texts: int) -> int:
+        """Bytes an answer for ``texts`` texts may take before it is refused (see the module docstring)."""
+        dimension = getattr(self, "dimension", PROBE_DIMENSION)
+        return max(ANSWER_FLOOR, texts * (dimension * NUMBER_BYTES + VECTOR_BYTES))
 
     def _payload(self, batch: list[str]) -> dict[str, Any]:
         payload: dict[str, Any] = {"model": self.model, "input": [text[: self.max_chars] for text in batch]}
@@ -124,20 +213,52 @@ class OpenAIEmbedder:
     def _error(self, exc: Exception) -> EmbedderError:
         httpx = self._httpx
         if isinstance(exc, httpx.TimeoutException):
-            return self._fail(f"no answer from {self.url} within {self.timeout:g} s ({type(exc).__name__})")
+            return self._timed_out()
         return self._fail(f"cannot reach {self.url}: {type(exc).__name__}: {exc}")
 
-    def _parse(self, status: int, body: bytes, expected: int) -> list[list[float]]:
-        text = body.decode("utf-8", "replace")
-        if status >= 400:
-            return_text = " ".join(text.split())[:BODY_CHARS]
-            raise self._fail(f"HTTP {status} from {self.url}: {return_text}")
+    def _timed_out(self) -> EmbedderError:
+        whole = "the whole request, connect to last byte"
+        return self._fail(f"no answer from {self.url} within {self.timeout:g} s ({whole})")
+
+    def _too_big(self, cap: int) -> EmbedderError:
+        return self._fail(f"the answer from {self.url} passed its cap of {cap:,} bytes: not read further")
+
+    def _request(self, client: Any, batch: list[str], deadline: float) -> tuple[Any, dict[str, float]]:
+        """The request for ``batch``, and its timeouts, which ``_left`` shortens to the deadline."""
+        left = max(0.001, deadline - time.monotonic())
+        request = client.build_request("POST", self.url, json=self._payload(batch), timeout=left)
+        timeouts: dict[str, float] = request.extensions.setdefault("timeout", {})
+        return request, timeouts
+
+    def _left(self, deadline: float, timeouts: dict[str, float]) -> None:
+        """Raise the timeout error past ``deadline``; else make the next read wait no longer than it."""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise self._timed_out()
+        for phase in ("connect", "read", "write", "pool"):
+            timeouts[phase] = left
+
+    def _status(self, answer: _Answer) -> None:
+        """``HTTP {status} from {url}`` for any status but 200 (a redirect's ``Location`` named)."""
+        if answer.status == 200:
+            return
+        where = ""
+        if 300 <= answer.status < 400:
+            where = f" (Location: {self._excerpt(answer.headers.get('location', '') or 'none')}; not followed)"
+        body = self._excerpt(answer.body.decode("utf-8", "replace"))
+        raise self._fail(
+            f"HTTP {answer.status} from {self.url}{where}: {body}"
+            if body
+            else f"HTTP {answer.status} from {self.url}{where}"
+        )
+
+    def _parse(self, answer: _Answer, expected: int) -> list[list[float]]:
+        self._status(answer)
+        text = answer.body.decode("utf-8", "replace")
         try:
             document = json.loads(text)
         except ValueError:
-            raise self._fail(
-                f"the answer from {self.url} is not JSON: {' '.join(text.split())[:BODY_CHARS]!r}"
-            ) from None
+            raise self._fail(f"the answer from {self.url} is not JSON: {self._excerpt(text)!r}") from None
         data = document.get("data") if isinstance(document, dict) else None
         if not isinstance(data, list) or not all(isinstance(item, dict) and "embedding" in item for item in data):
             raise self._fail(f"the answer from {self.url} has no 'data' list of objects with an 'embedding'")
@@ -157,12 +278,33 @@ class OpenAIEmbedder:
             return check_vectors(vectors, expected=expected, dimension=size, model_id=self.model_id)
         return check_vectors(vectors, expected=expected, dimension=self.dimension, model_id=self.model_id)
 
-    def _post(self, batch: list[str]) -> list[list[float]]:
+    def _declared(self, response: Any, cap: int) -> None:
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) > cap:
+            raise self._too_big(cap)
+
+    def _read(self, batch: list[str]) -> _Answer:
+        """POST ``batch`` and read the answer, streamed: stopped at the deadline or past the cap."""
+        deadline, cap = time.monotonic() + self.timeout, self.answer_cap(len(batch))
+        request, timeouts = self._request(self._client, batch, deadline)
         try:
-            response = self._client.post(self.url, json=self._payload(batch))
+            response = self._client.send(request, stream=True)
+            try:
+                self._declared(response, cap)
+                body = bytearray()
+                for chunk in response.iter_bytes():
+                    body += chunk
+                    if len(body) > cap:
+                        raise self._too_big(cap)
+                    self._left(deadline, timeouts)
+                return _Answer(response.status_code, response.headers, bytes(body))
+            finally:
+                response.close()
         except self._httpx.HTTPError as exc:
             raise self._error(exc) from None
-        return self._check(self._parse(response.status_code, response.content, len(batch)), len(batch))
+
+    def _post(self, batch: list[str]) -> list[list[float]]:
+        return self._check(self._parse(self._read(batch), len(batch)), len(batch))
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One unit vector per text, in order; ``EmbedderError`` naming the fault."""
@@ -172,18 +314,38 @@ class OpenAIEmbedder:
             out.extend(self._post(batch[start : start + self.max_batch]))
         return out
 
+    async def _aread(self, client: Any, batch: list[str]) -> _Answer:
+        """``_read`` as a coroutine: cancelled at the deadline."""
+        try:
+            return await asyncio.wait_for(self._areceive(client, batch), self.timeout)
+        except asyncio.TimeoutError:  # TimeoutError itself from Python 3.11
+            raise self._timed_out() from None
+        except self._httpx.HTTPError as exc:
+            raise self._error(exc) from None
+
+    async def _areceive(self, client: Any, batch: list[str]) -> _Answer:
+        cap = self.answer_cap(len(batch))
+        request, _ = self._request(client, batch, time.monotonic() + self.timeout)
+        response = await client.send(request, stream=True)
+        try:
+            self._declared(response, cap)
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > cap:
+                    raise self._too_big(cap)
+            return _Answer(response.status_code, response.headers, bytes(body))
+        finally:
+            await response.aclose()
+
     async def aembed(self, texts: Sequence[str]) -> list[list[float]]:
         """``embed`` as a coroutine, without blocking the event loop."""
         batch = check_texts(texts)
         out: list[list[float]] = []
         if not batch:
             return out
-        async with self._httpx.AsyncClient(headers=self._headers, timeout=self.timeout) as client:
+        async with self._httpx.AsyncClient(headers=self._headers) as client:
             for start in range(0, len(batch), self.max_batch):
                 chunk = batch[start : start + self.max_batch]
-                try:
-                    response = await client.post(self.url, json=self._payload(chunk))
-                except self._httpx.HTTPError as exc:
-                    raise self._error(exc) from None
-                out.extend(self._check(self._parse(response.status_code, response.content, len(chunk)), len(chunk)))
+                out.extend(self._check(self._parse(await self._aread(client, chunk), len(chunk)), len(chunk)))
         return out

@@ -1,0 +1,87 @@
+"""One embedder's share of the query threads: a hung embedder holds at most ``size - 1`` of them,
+so its own searches are refused and another memory's embedder keeps the vector channel."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+import afteraction as aa
+from afteraction.query_pool import POOL, QueryPool, Stuck
+
+
+def test_one_owner_holds_at_most_size_minus_one_threads_and_others_still_run() -> None:
+    pool, release = QueryPool(name="test-query", size=3), threading.Event()
+    hung, healthy = object(), object()
+    started: list[str] = []
+
+    def hang() -> str:
+        started.append("hung")
+        assert release.wait(10)
+        return "hung"
+
+    try:
+        stuck = [pool.submit(hang, time.perf_counter() + 60, hung) for _ in range(4)]
+        time.sleep(0.2)
+        assert started == ["hung", "hung"] and pool.holding(hung) == 2 and pool.queued == 2
+        assert pool.submit(lambda: "fine", time.perf_counter() + 60, healthy).result(2) == "fine"
+    finally:
+        release.set()
+    assert [future.result(5) for future in stuck] == ["hung"] * 4
+    assert pool.holding(hung) == 0 and pool.threads <= 3
+
+
+def test_a_stuck_owner_is_refused_at_once_and_another_is_not() -> None:
+    pool, release = QueryPool(name="test-query", size=2), threading.Event()
+    hung, healthy = object(), object()
+    try:
+        pool.submit(lambda: release.wait(10), time.perf_counter() + 0.05, hung)
+        time.sleep(0.2)  # its job runs past its deadline
+        with pytest.raises(Stuck, match="this embedder's earlier searches still hold 1 of the 2 query threads"):
+            pool.submit(lambda: None, time.perf_counter() + 60, hung)
+        assert pool.submit(lambda: "fine", time.perf_counter() + 60, healthy).result(2) == "fine"
+    finally:
+        release.set()
+
+
+class Hangs:
+    model_id = "hangs"
+    dimension = 8
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.release.wait(30)
+        return [[1.0] + [0.0] * 7 for _ in texts]
+
+
+class Works:
+    model_id = "works"
+    dimension = 8
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return [[1.0] + [0.0] * 7 for _ in texts]
+
+
+def test_a_hung_embedder_never_takes_the_vector_channel_from_another_memory() -> None:
+    scope = aa.Scope(tenant="t", app="a", project="p", agent="g")
+    hangs = Hangs()
+    bad = aa.Memory.open(":memory:", embedder=hangs, on_error=lambda *_: None)
+    good = aa.Memory.open(":memory:", embedder=Works(), on_error=lambda *_: None)
+    try:
+        bad.wait_indexed(0.1)
+        good.wait_indexed(5)
+        for i in range(POOL.size + 1):
+            bad.search(f"refund ticket stuck {i}", scope=scope)
+        assert bad.channel_status.reason == "timeout"
+        assert "this embedder's earlier searches" in bad.channel_status.detail
+        for i in range(3):
+            good.search(f"another healthy query {i}", scope=scope)
+            assert good.channel_status.reason == "ok", good.channel_status
+    finally:
+        hangs.release.set()
+        bad.close(0.2)
+        good.close()
