@@ -42,6 +42,8 @@ def test_a_secret_said_is_redacted(text: str, shown: str) -> None:
         "the secret is out",
         "the version pin is 1.2.3",
         "this pin is bent",
+        "250001: Incorrect username or password was specified. User LODESTAR_SVC",  # held-out 3's lesson
+        "the password is pending rotation",
     ],
 )
 def test_a_sentence_about_a_credential_is_kept(text: str) -> None:

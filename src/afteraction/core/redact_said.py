@@ -4,7 +4,8 @@ x7Qp…``. A person writes a credential into a request as they would say it, wit
 
 After a password's name (``password``, ``passphrase``, ``passcode``, ``passwd``, ``pwd``) and ``is`` or
 ``was``, the next word is the password unless it is one of the words a sentence about a password goes on with
-(``required``, ``expired``, ``the``, ``not``, …): when in doubt, secrets win. After ``pin`` only digits are (``the
+(``required``, ``the``, ``not``, …, or any lower-case word in ``-ed`` or ``-ing``: ``was specified``): when in
+doubt, secrets win. After ``pin`` only digits are (``the
 version pin is 1.2.3`` is no secret). After a token's or key's
 name (``token``, ``api key``, ``secret``, ``access key``) the word is redacted only when it looks generated
 (letters and digits mixed, eight characters at least): such a name is said of many things in prose (``the
@@ -33,6 +34,8 @@ _GOES_ON = frozenset(
     same different weak strong short long case sensitive ok fine good bad old new my your our their his her its this
     that what which here there also only just never always please""".split()
 )
+# a lower-case participle goes on with a sentence (``was specified``, ``is pending``), not a password
+_PARTICIPLE = re.compile(r"[a-z]{3,}(?:ed|ing)")
 _GENERATED = re.compile(r"(?=[^\s]*[A-Za-z])(?=[^\s]*\d)[^\s]{8,}")
 _TRAILING = ".,;:!?)]}"
 
@@ -54,8 +57,8 @@ def _said(match: re.Match[str]) -> str:
     if not value or value.startswith(("[REDACTED", "$", "{", "<", "%")):
         return match.group(0)  # already redacted, or a placeholder: ``password is ${DB_PASSWORD}``
     if match["password"] is not None:
-        if value.lower() in _GOES_ON:
-            return match.group(0)
+        if value.lower() in _GOES_ON or _PARTICIPLE.fullmatch(value):
+            return match.group(0)  # ``Incorrect username or password was specified``
     elif match["pin"] is not None:
         if not (value.isdigit() and 4 <= len(value) <= 12):
             return match.group(0)  # ``the version pin is 1.2.3``: a PIN is digits
