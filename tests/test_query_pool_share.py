@@ -1,5 +1,6 @@
-"""One embedder's share of the query threads: a hung embedder holds at most ``size - 1`` of them,
-so its own searches are refused and another memory's embedder keeps the vector channel."""
+"""A hung embedder never takes the vector channel from another memory's: its own searches are refused once its
+overdue jobs hold ``size - 1`` threads, and another owner gets a thread of its own while overdue jobs hold them
+all; a slow but healthy embedder uses every thread."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import afteraction as aa
 from afteraction.query_pool import POOL, QueryPool, Stuck
 
 
-def test_one_owner_holds_at_most_size_minus_one_threads_and_others_still_run() -> None:
-    pool, release = QueryPool(name="test-query", size=3), threading.Event()
+def test_another_owner_gets_a_thread_while_overdue_jobs_hold_them_all() -> None:
+    pool, release = QueryPool(name="test-query", size=2), threading.Event()
     hung, healthy = object(), object()
     started: list[str] = []
 
@@ -23,14 +24,37 @@ def test_one_owner_holds_at_most_size_minus_one_threads_and_others_still_run() -
         return "hung"
 
     try:
-        stuck = [pool.submit(hang, time.perf_counter() + 60, hung) for _ in range(4)]
-        time.sleep(0.2)
-        assert started == ["hung", "hung"] and pool.holding(hung) == 2 and pool.queued == 2
+        stuck = [pool.submit(hang, time.perf_counter() + 0.05, hung) for _ in range(2)]
+        time.sleep(0.2)  # both threads run the hung owner's jobs, past their deadlines
+        assert started == ["hung", "hung"] and pool.holding(hung) == 2
         assert pool.submit(lambda: "fine", time.perf_counter() + 60, healthy).result(2) == "fine"
+        assert pool.threads == 3  # one more, for the other owner
+        with pytest.raises(Stuck, match="this embedder's earlier searches"):
+            pool.submit(hang, time.perf_counter() + 60, hung)
     finally:
         release.set()
-    assert [future.result(5) for future in stuck] == ["hung"] * 4
-    assert pool.holding(hung) == 0 and pool.threads <= 3
+    assert [future.result(5) for future in stuck] == ["hung"] * 2
+    assert pool.holding(hung) == 0
+
+
+def test_a_slow_but_healthy_owner_uses_every_thread() -> None:
+    """One memory's searches, each within its budget, run side by side: a cap of ``size - 1`` threads per
+    embedder queued them one behind the other, late, and then refused them as hung (h20 #1)."""
+    pool, owner = QueryPool(name="test-query", size=2), object()
+    running, most, lock = [0], [0], threading.Lock()
+
+    def slow() -> str:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.2)
+        with lock:
+            running[0] -= 1
+        return "ok"
+
+    futures = [pool.submit(slow, time.perf_counter() + 0.5, owner) for _ in range(4)]
+    assert [future.result(3) for future in futures] == ["ok"] * 4
+    assert most[0] == 2
 
 
 def test_a_stuck_owner_is_refused_at_once_and_another_is_not() -> None:

@@ -9,12 +9,15 @@ for a free thread instead of being turned away.
   left is under the typical job's run time (``QueryPool.typical``, at most half the budget) is not
   started but answered at once with ``TooLate``. Under overload the threads then go to searches
   that can still finish in time instead of to ones whose result would be dropped.
-- **A hung embedder** holds at most ``size - 1`` threads (``size`` when there is one): each job
-  names its ``owner`` (the embedder it calls), a thread skips the jobs of an owner that holds its
-  share already, and the threads never grow past ``size``. While an owner's share of threads all
-  run its jobs past their deadlines, its next job is refused at once (``Stuck``, naming it) rather
-  than queued to wait its whole budget for a thread that may never come free; other owners' jobs
-  still run. While every thread runs a job past its deadline, any new job is refused so.
+- **A hung embedder** cannot take the vector channel from another memory's. Each job names its
+  ``owner`` (the embedder it calls). While ``share`` (``size - 1``, at least 1) of an owner's jobs
+  run past their deadlines, its next job is refused at once (``Stuck``, naming it) rather than
+  queued to wait its whole budget for a thread that may never come free. While every thread runs
+  a job past its deadline and none of them is the new job's owner's, one more thread is started
+  for it (``size`` more at the most, kept as the others are): a healthy embedder's searches still
+  run beside another's hung ones. Past that, any new job is refused so. An owner that is slow but
+  within its budget may use every thread: a cap that waits healthy searches behind each other
+  (tried: each owner at ``size - 1`` threads) made one memory's searches late and then refused.
 - **A search whose deadline passed while its job waited withdraws it** (``withdraw``): the job
   leaves the queue and no thread ever runs it, so searches made meanwhile do not pile up.
 - **At most ``max_queued`` jobs wait**; past that a job is refused at once (``QueueFull``).
@@ -77,8 +80,9 @@ class _Job:
 
 
 class QueryPool:
-    """At most ``size`` daemon threads (``size`` may be raised while it runs) running the jobs
-    handed to ``submit`` (see the module docstring for their order)."""
+    """``size`` daemon threads (``size`` may be raised while it runs; up to ``size`` more for owners
+    whose searches another's overdue jobs would hold up) running the jobs handed to ``submit`` (see
+    the module docstring for their order)."""
 
     def __init__(self, size: int = POOL_SIZE, max_queued: int = MAX_QUEUED, name: str = "afteraction-query") -> None:
         self.size = size
@@ -135,12 +139,17 @@ class QueryPool:
                     f"this embedder's earlier searches still hold {len(own)} of the {self.size} query threads,"
                     " past their budget (a hung embedder, most likely)"
                 )
-            if len(self._running) >= self.size and all(running.deadline < now for running in self._running):
-                raise Stuck(
-                    f"each of the {self.size} query threads runs a search past its budget"
-                    " (other memories' embedders hold them)"
-                )
-            if self._idle <= len(self._jobs) and len(self._threads) < self.size:
+            spare = False
+            overdue = len(self._running) >= len(self._threads) and all(r.deadline < now for r in self._running)
+            if len(self._running) >= self.size and overdue:
+                others = bool(key) and all(running.owner != key for running in self._running)
+                if not others or len(self._threads) >= 2 * self.size:
+                    raise Stuck(
+                        f"each of the {len(self._threads)} query threads runs a search past its budget"
+                        + (" (other memories' embedders hold them)" if others else "")
+                    )
+                spare = True  # every thread held by other owners' overdue jobs: one more for this one
+            if spare or (self._idle <= len(self._jobs) and len(self._threads) < self.size):
                 thread = threading.Thread(target=self._serve, name=self.name, daemon=True)
                 thread.start()  # RuntimeError at shutdown: nothing queued then
                 self._threads.append(thread)
@@ -161,14 +170,13 @@ class QueryPool:
             return True
 
     def _next(self) -> _Job | None:
-        """The first queued job whose owner holds less than its share of threads, taken."""
-        for index, job in enumerate(self._jobs):
-            if not job.owner or self._held.get(job.owner, 0) < self.share:
-                del self._jobs[index]
-                if job.owner:
-                    self._held[job.owner] = self._held.get(job.owner, 0) + 1
-                return job
-        return None
+        """The first queued job, taken."""
+        if not self._jobs:
+            return None
+        job = self._jobs.popleft()
+        if job.owner:
+            self._held[job.owner] = self._held.get(job.owner, 0) + 1
+        return job
 
     def _release(self, job: _Job) -> None:
         """``job``'s thread is free again (under the lock); threads skipping its owner look again."""

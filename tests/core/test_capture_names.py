@@ -82,7 +82,11 @@ def test_a_webhook_url_argument_is_redacted_whole_wherever_it_stands() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["auth:login", "secrets:get", "secrets:list", "token:refresh", "password:reset", "auth:whoami", "jwt:decode"],
+    [
+        *("auth:login", "secrets:get", "secrets:list", "token:refresh", "password:reset", "auth:whoami", "jwt:decode"),
+        # a listed verb and more after ``_``, ``-``, ``.`` or a capital (h20 #2)
+        *("auth:get_token", "secrets:getSecret", "secret:list-versions", "token:refresh_all", "apikey:create_key"),
+    ],
 )
 def test_a_namespaced_tool_name_is_kept(name: str) -> None:
     assert clean_name(name) == name

@@ -44,6 +44,14 @@ def test_a_secret_said_is_redacted(text: str, shown: str) -> None:
         "this pin is bent",
         "250001: Incorrect username or password was specified. User LODESTAR_SVC",  # held-out 3's lesson
         "the password is pending rotation",
+        # h20 #4: a shell's working directory, a value an error names, a rule about passwords, a dated pin
+        "the pwd is /home/alice/project",
+        "cwd was /tmp/build and pwd was /workspace/app",
+        "The password is case-sensitive.",
+        "AttributeError: password is None",
+        "the password is optional",
+        "Password is 8-64 characters long",
+        "the version pin is 20240101",
     ],
 )
 def test_a_sentence_about_a_credential_is_kept(text: str) -> None:

@@ -88,6 +88,16 @@ _VERBS = frozenset(
 )
 
 
+_VERB_HEAD = re.compile(r"([a-z]+)(?:[_.-]|(?=[A-Z]))")
+
+
+def _is_verb(word: str) -> bool:
+    """Whether ``word`` is one of ``_VERBS`` or starts with one before ``_``, ``-``, ``.`` or a capital
+    (``get_token``, ``getSecret``, ``list-versions``)."""
+    head = _VERB_HEAD.match(word)
+    return word.lower() in _VERBS or (head is not None and head.group(1).lower() in _VERBS)
+
+
 def _scrub_name(name: str) -> str:
     """``name`` scrubbed, a namespaced name's colon held out of reach of ``name:value``."""
     hold = next((c for c in _HOLDS if c not in name), None) if ":" in name else None
@@ -96,7 +106,7 @@ def _scrub_name(name: str) -> str:
 
     def held(match: re.Match[str]) -> str:
         namespace, verb = match.groups()
-        if not is_secret_name(namespace) or verb.lower() not in _VERBS:
+        if not is_secret_name(namespace) or not _is_verb(verb):
             return match.group(0)  # no assignment read here, or what may be a value (a password is any word)
         return f"{namespace}{hold}{verb}"
 
