@@ -34,6 +34,9 @@ MAX_RETRY = 30.0
 #: (while a pass fails again) up to MAX_BACKFILL.
 FIRST_BACKFILL = 5.0
 MAX_BACKFILL = 300.0
+#: Scheduled passes in a row that may fail before the indexer stops scheduling them (about 15 minutes of
+#: waits); the worker thread then ends, and the next batch the embedder answers schedules one again.
+MAX_PASSES = 8
 
 
 class _Stuck(EmbedderError):
@@ -111,6 +114,7 @@ class Indexer:
         self._embedding: threading.Thread | None = None  # the latest embedder call (maybe still running)
         self._due: float | None = None  # when the backfill an embedder failure scheduled starts (monotonic)
         self._delay = FIRST_BACKFILL  # the wait before the next scheduled pass
+        self._passes = 0  # passes scheduled since the embedder last answered
         renewed(self)
 
     def _after_fork(self) -> None:
@@ -226,7 +230,7 @@ class Indexer:
                     batch = self._next_missing(embedder)
                 embedder_failed = bool(batch) and self._index(embedder, batch)
                 self._failing = ""
-                self._after(embedder_failed)
+                self._after(embedder_failed, answered=bool(batch) and not embedder_failed)
             except Exception as exc:  # a store failure: reported once while it lasts, tried again later
                 said = f"{type(exc).__name__}: {exc}"
                 if said != self._failing:
@@ -240,18 +244,25 @@ class Indexer:
                     if self._retry and not self._closing:  # a failing store or embedder is not tried in a tight loop
                         self._cond.wait_for(lambda: self._closing, self._retry)
 
-    def _after(self, embedder_failed: bool) -> None:
-        """Back off after an embedder failure and schedule the pass that retries its records."""
+    def _after(self, embedder_failed: bool, *, answered: bool) -> None:
+        """Back off after an embedder failure and schedule the pass that retries its records (``MAX_PASSES``
+        in a row at most); once the embedder ``answered`` a batch again, retry what it failed before."""
         with self._cond:
             if not embedder_failed:
                 self._retry = 0.0
+                if not answered:
+                    return  # nothing was embedded (an empty pass): the embedder said nothing
+                if self._failed and self._due is None and self._passes >= MAX_PASSES:
+                    self._due = time.monotonic() + FIRST_BACKFILL  # it answers again: retry what it failed
                 if not self._failed and self._due is None:
                     self._delay = FIRST_BACKFILL  # nothing left over: the next outage starts afresh
+                self._passes = 0
                 return
             self._retry = min(MAX_RETRY, max(FIRST_RETRY, 2 * self._retry))
-            if self._due is None:
+            if self._due is None and self._passes < MAX_PASSES:  # an outage does not hold the thread for ever
                 self._due = time.monotonic() + self._delay
                 self._delay = min(MAX_BACKFILL, 2 * self._delay)
+                self._passes += 1
 
     def _report(self, exc: BaseException) -> None:
         """``report``, except once closing: the work that failed is left to the next backfill."""

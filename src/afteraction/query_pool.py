@@ -11,8 +11,9 @@ for a free thread instead of being turned away.
   that can still finish in time instead of to ones whose result would be dropped.
 - **A hung embedder** cannot take the vector channel from another memory's. Each job names its
   ``owner`` (the embedder it calls). While ``share`` (``size - 1``, at least 1) of an owner's jobs
-  run past their deadlines, its next job is refused at once (``Stuck``, naming it) rather than
-  queued to wait its whole budget for a thread that may never come free. While every thread runs
+  run past their deadlines by their whole budget again (hung), its next job is refused at once
+  (``Stuck``, naming it) rather than queued to wait its whole budget for a thread that may never
+  come free. While every thread runs
   a job past its deadline and none of them is the new job's owner's, one more thread is started
   for it (``size`` more at the most, kept as the others are): a healthy embedder's searches still
   run beside another's hung ones. Past that, any new job is refused so. An owner that is slow but
@@ -78,6 +79,11 @@ class _Job:
     deadline: float
     owner: int  # the id of the job's owner, 0 for none
 
+    def hung(self, now: float) -> bool:
+        """Run past its deadline by its whole budget again: hung, not a search ending a little late (an
+        async embedder's coroutine is cancelled at the deadline, a moment before its thread is free)."""
+        return now > self.deadline + (self.deadline - self.queued)
+
 
 class QueryPool:
     """``size`` daemon threads (``size`` may be raised while it runs; up to ``size`` more for owners
@@ -134,7 +140,7 @@ class QueryPool:
                 raise QueueFull(f"{len(self._jobs)} searches already wait for the vector channel's threads")
             now = time.perf_counter()
             own = [running for running in self._running if key and running.owner == key]
-            if len(own) >= self.share and all(running.deadline < now for running in own):
+            if len(own) >= self.share and all(running.hung(now) for running in own):
                 raise Stuck(
                     f"this embedder's earlier searches still hold {len(own)} of the {self.size} query threads,"
                     " past their budget (a hung embedder, most likely)"
@@ -144,8 +150,12 @@ class QueryPool:
             if len(self._running) >= self.size and overdue:
                 others = bool(key) and all(running.owner != key for running in self._running)
                 if not others or len(self._threads) >= 2 * self.size:
+                    mine = sum(1 for running in self._running if key and running.owner == key)
                     raise Stuck(
-                        f"each of the {len(self._threads)} query threads runs a search past its budget"
+                        f"this embedder's earlier searches still hold {mine} of the {len(self._threads)} query"
+                        " threads, past their budget (a hung embedder, most likely)"
+                        if mine
+                        else f"each of the {len(self._threads)} query threads runs a search past its budget"
                         + (" (other memories' embedders hold them)" if others else "")
                     )
                 spare = True  # every thread held by other owners' overdue jobs: one more for this one
