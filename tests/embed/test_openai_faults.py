@@ -7,6 +7,7 @@ The server is the standard library's, on loopback, one mode per first path segme
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import re
@@ -39,6 +40,10 @@ def echoed(mode: str, key: str) -> str:
         return '{"error": "bad key ' + "".join(f"\\u{ord(c):04x}" for c in key) + '"}'
     if mode == "partial":  # a run of the key, cut
         return json.dumps({"error": f"key {key[3:15]}... is revoked"})
+    if mode == "base64":  # a proxy echoing the credential encoded (h21)
+        return f"invalid token {base64.b64encode(key.encode()).decode()}"
+    if mode == "basic":  # ... or as Basic credentials, the key not aligned on 3 bytes
+        return f"bad credentials {base64.urlsafe_b64encode(('u:' + key).encode()).decode().rstrip('=')}"
     return json.dumps({"error": f"bad key {key}"})  # literal, '"' escaped as '\"'
 
 
@@ -100,9 +105,15 @@ def base() -> Iterator[str]:
 
 
 def decoded(text: str) -> str:
-    """``text`` with JSON escapes and URL encoding undone."""
+    """``text`` with JSON escapes and URL encoding undone, and each base64-looking run decoded after it."""
     text = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
-    return urllib.parse.unquote(re.sub(r'\\(["\\/])', r"\1", text))
+    text = urllib.parse.unquote(re.sub(r'\\(["\\/])', r"\1", text))
+    runs = []
+    for run in re.findall(r"[A-Za-z0-9+/_-]{12,}", text):
+        for decode in (base64.b64decode, base64.urlsafe_b64decode):
+            with contextlib.suppress(ValueError):
+                runs.append(decode(run + "=" * (-len(run) % 4)).decode("latin-1"))
+    return " ".join([text, *runs])
 
 
 def runs_of(key: str, size: int = 8) -> set[str]:
@@ -118,7 +129,7 @@ def fault(embedder: OpenAIEmbedder, texts: list[str], *, coroutine: bool = False
     return str(caught.value)
 
 
-@pytest.mark.parametrize("mode", ["literal", "php", "urlencoded", "slash2f", "unicode", "partial"])
+@pytest.mark.parametrize("mode", ["literal", "php", "urlencoded", "slash2f", "unicode", "partial", "base64", "basic"])
 def test_the_key_never_comes_back_in_an_error_however_the_endpoint_escapes_it(base: str, mode: str) -> None:
     embedder = OpenAIEmbedder(base_url=f"{base}/leak-{mode}/v1", model="m", api_key=KEY, dimensions=8)
     for coroutine in (False, True):

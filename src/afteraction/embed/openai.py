@@ -14,12 +14,14 @@ llama.cpp's server: anything that answers ``{"data": [{"index": i, "embedding": 
 - Every failure is an ``EmbedderError`` naming the model and the fault: any status but 200
   (``HTTP {status} from {url}``, with ``Location`` for a redirect, which is never followed, and
   the start of the body), a timeout (``timeout`` seconds per request in all, from connecting to
-  the last byte, default 10), an answer larger than its cap (``answer_cap``: the batch's texts ×
-  the dimension × 32 bytes a number, at least 1 MiB), an unreachable host, a body that is not
+  the last byte of the body, default 10; ``embed`` reads the headers with the per-read
+  timeout), an answer larger than its cap (``answer_cap``: the batch's texts × the dimension ×
+  32 bytes a number, at least 1 MiB), an unreachable host, a body that is not
   JSON or not the expected shape, the wrong number of vectors, a vector of the wrong length, NaN
   or infinite values. The ``api_key`` (sent as a bearer token) never appears in ``repr`` or in an
   error message: it is redacted from anything echoed back, literal, JSON-escaped or URL-encoded,
-  and a body that still holds 8 characters of it in a row is left out of the message.
+  and a body that still holds 8 characters of it in a row (read as it is and with its base64 runs
+  decoded) is left out of the message.
 - ``embed`` blocks (an ``httpx.Client`` reused across calls, thread-safe); ``aembed`` is a native
   coroutine (an ``httpx.AsyncClient`` per call). ``close()`` (or a ``with`` block) closes the
   connections.
@@ -30,6 +32,8 @@ Needs the ``embed-openai`` extra: ``pip install 'afteraction[embed-openai]'``.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import importlib
 import json
 import math
@@ -72,6 +76,23 @@ def _json_unescape(text: str) -> str:
 
     decoded = _JSON_ESCAPE.sub(one, text)
     return decoded.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{12,}={0,2}")
+
+
+def _base64_runs(text: str) -> list[str]:
+    """The runs of ``text`` that read as base64 or base64url, decoded (a proxy echoing ``Basic``
+    credentials, or the key itself, encoded: the key shows in the bytes however it was aligned)."""
+    found = []
+    for run in _BASE64_RUN.findall(text):
+        padded = run.rstrip("=") + "=" * (-len(run.rstrip("=")) % 4)
+        for decode in (base64.b64decode, base64.urlsafe_b64decode):
+            try:
+                found.append(decode(padded).decode("latin-1"))
+            except (ValueError, binascii.Error):
+                continue
+    return found
 
 
 def _key_forms(key: str) -> list[str]:
@@ -185,6 +206,7 @@ class OpenAIEmbedder:
         runs = {key[i : i + run] for i in range(len(key) - run + 1)}
         unescaped = _json_unescape(text)
         variants = {text, unescaped, urllib.parse.unquote_plus(text), urllib.parse.unquote_plus(unescaped)}
+        variants |= {decoded for variant in list(variants) for decoded in _base64_runs(variant)}
         return any(part in variant for variant in variants for part in runs)
 
     def _excerpt(self, text: str) -> str:
