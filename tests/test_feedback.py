@@ -318,7 +318,7 @@ def test_a_stale_copy_of_the_lesson_costs_a_retry_not_a_wrong_count(mem: aa.Memo
 
 
 def test_a_known_lesson_not_handed_out_by_this_memory_is_not_trusted(mem: aa.Memory) -> None:
-    """``known`` skips a read; it must be the lesson as this memory handed it to the caller's scope. A
+    """``known`` must be the lesson the caller's scope sees, and is never written from. A
     forged one (another scope's, or changed) is set aside and what the caller may see is read instead."""
     other = aa.Scope(tenant="acme", app="support", project="chargebacks")
     theirs = make_experience("Restart the payment gateway", scope=other, id="exp-theirs")

@@ -45,7 +45,7 @@ from afteraction.errors import (
     StoreError,
     ValidationError,
 )
-from afteraction.feedback import OUTCOME_ATTEMPTS, Handed
+from afteraction.feedback import OUTCOME_ATTEMPTS
 from afteraction.memory import Memory, _utc_now
 from afteraction.model import Experience, Hit, Lesson, Scope, Status, _check
 from afteraction.recorder import ErrorHandler, log_error
@@ -184,7 +184,6 @@ class RemoteMemory(Memory):
         self._deadline = threading.local()  # ``finish_deadline``'s, per thread
         self.on_error = on_error or log_error
         self.allow_args = arguments.allowed(allow_args)
-        self.handed = Handed()  # the service counts outcomes; kept so the recorder's feedback finds it
         self.limits = limits
         self.block_options = block
         self._clock = clock

@@ -24,10 +24,8 @@ stored under the same revision check. Deleting lessons is ``afteraction.forgetti
 from __future__ import annotations
 
 import random
-import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from afteraction.core.capture import clean_task
@@ -50,7 +48,6 @@ __all__ = [
     "MAX_BACKOFF",
     "MAX_GIVEN",
     "OUTCOME_ATTEMPTS",
-    "Handed",
     "change_status",
     "count_outcome",
     "feed_back",
@@ -66,37 +63,6 @@ MAX_GIVEN = 100
 MAX_BACKOFF = 0.05
 #: ``Memory.record_outcome``'s default attempts.
 OUTCOME_ATTEMPTS = 30
-
-
-class Handed:
-    """The lessons a memory handed out lately (its searches' hits, its reads), by identity. An outcome's
-    ``known`` was trusted only when it was one of these; ``count_outcome`` now reads what is stored
-    whatever ``known`` is, so nothing asks this any more: kept while ``Memory`` and ``forgetting`` fill it."""
-
-    def __init__(self, size: int = 1_024) -> None:  # a run's outcomes follow its search closely
-        self._size = size
-        self._held: OrderedDict[int, Experience] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def add(self, experiences: Iterable[Experience]) -> None:
-        with self._lock:
-            for experience in experiences:
-                self._held[id(experience)] = experience  # the reference keeps the id from being reused
-                self._held.move_to_end(id(experience))
-            while len(self._held) > self._size:
-                self._held.popitem(last=False)
-
-    def __contains__(self, experience: object) -> bool:
-        with self._lock:
-            return self._held.get(id(experience)) is experience
-
-    def discard(self, tenant: str, lessons: Iterable[str]) -> None:
-        """Let go of every copy of these lessons of ``tenant`` (they were deleted)."""
-        gone = set(lessons)
-        with self._lock:
-            for key, held in list(self._held.items()):
-                if held.id in gone and held.scope.tenant == tenant:
-                    del self._held[key]
 
 
 def count_outcome(

@@ -3,9 +3,9 @@
 ``forget`` is ``Memory.forget``: one lesson the caller's scope sees (``Store.delete``).
 ``forget_user`` is ``Memory.forget_user``: every lesson stored for one user of a tenant, in any
 app, project, team or agent (``Store.delete_user``), as a request to erase a person's data asks;
-lessons shared by every user (no ``user`` part in their scope) are not theirs and stay. Either way
-the deleted lessons are let go of among those handed out lately, so that an outcome naming one
-finds nothing to update. Sessions and events are the service's (``EventStore.delete_sessions``).
+lessons shared by every user (no ``user`` part in their scope) are not theirs and stay (an outcome
+naming a deleted lesson finds nothing to update: outcomes read the lesson as stored). Sessions and
+events are the service's (``EventStore.delete_sessions``).
 """
 
 from __future__ import annotations
@@ -26,16 +26,11 @@ def forget(memory: Memory, id: str, *, scope: Scope) -> bool:
     """True when lesson ``id`` was deleted; False when ``scope`` sees none by that id (an id no
     lesson can have included), so that forgetting again, or a retried request, is no error."""
     known = arguments.lesson_id(id)
-    if known is None or memory.store.delete(scope, [known]) == 0:
-        return False
-    memory.handed.discard(scope.tenant, [known])
-    return True
+    return known is not None and memory.store.delete(scope, [known]) > 0
 
 
 def forget_user(memory: Memory, user: str, *, tenant: str) -> list[str]:
     """The ids of the lessons of ``user`` in ``tenant`` deleted (none is no error: erasing again).
     ValidationError naming ``tenant`` or ``user`` when it is not a scope part's name."""
     tenant, user = check_owner(tenant, user)  # named before the store is asked, whatever the store
-    gone = memory.store.delete_user(tenant, user)
-    memory.handed.discard(tenant, gone)
-    return gone
+    return memory.store.delete_user(tenant, user)

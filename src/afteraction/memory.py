@@ -34,7 +34,7 @@ from afteraction.core.verify import Verifier
 from afteraction.core.verify import verify as check_run
 from afteraction.embed.base import AsyncEmbedder, Embedder
 from afteraction.errors import ConfigError, ConflictError, NotFoundError, ValidationError
-from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, Handed, change_status, count_outcome, feed_learned
+from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, change_status, count_outcome, feed_learned
 from afteraction.forgetting import forget, forget_user
 from afteraction.indexing import Indexer
 from afteraction.memory_async import AsyncMemory
@@ -95,7 +95,6 @@ class Memory:
         self.weights = weights
         self.block_options = block
         self._clock = clock
-        self.handed = Handed()  # what an outcome's ``known`` may be
         self._indexer: Indexer | None = None
         if self._channel.configured and isinstance(store, VectorStore):
             self._indexer = Indexer(store, lazy, report=self.report)
@@ -246,9 +245,7 @@ class Memory:
         over ``MAX_QUERY_CHARS`` characters is cut there. ``channel_status`` then tells whether the
         vector channel ran, and if not why."""
         hits = self._ranked(query, scope, k, env)
-        handed = whole(hits, k)
-        self.handed.add(hit.experience for hit in handed)
-        return handed
+        return whole(hits, k)
 
     def _ranked(self, query: str, scope: Scope, k: int, env: Mapping[str, str] | None) -> list[Hit]:
         scope, env = arguments.host_scope(scope), arguments.environment(env)
@@ -307,7 +304,6 @@ class Memory:
         while len(found[1]) < k and window < len(hits):  # records too large for the bounds, or copies: further
             window = min(2 * window, len(hits))
             found = block_with_copies(whole(hits, window), options, complete=len(hits) <= window)
-        self.handed.add(hit.experience for hit in found[1])
         return found
 
     def lessons(
@@ -325,7 +321,6 @@ class Memory:
         found = None if known_id is None else self.store.get(scope, known_id)
         if found is None:
             raise NotFoundError(f"no lesson {str(id)[:120]!r} in this scope")
-        self.handed.add((found,))
         return found
 
     # -- feedback ------------------------------------------------------------------------

@@ -176,10 +176,9 @@ class Experience:
     MAX_OUTCOME_KEYS: ClassVar[int] = 64
     #: Characters of a status reason.
     REASON_CHARS: ClassVar[int] = 500
-    #: The largest revision: PostgreSQL stores it as ``integer``; every backend keeps one bound.
-    MAX_REVISION: ClassVar[int] = 2**31 - 1
-    #: An import's largest revision: room for as many updates again (one at MAX_REVISION takes no outcome).
-    MAX_IMPORTED_REVISION: ClassVar[int] = 2**30
+    #: The largest revision (PostgreSQL stores it as ``integer``; every backend keeps one bound), and an
+    #: import's, which leaves room for as many updates again (one at MAX_REVISION takes no outcome).
+    MAX_REVISION, MAX_IMPORTED_REVISION = 2**31 - 1, 2**30
 
     id: str
     task_id: str
