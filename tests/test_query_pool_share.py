@@ -28,13 +28,16 @@ def test_another_owner_gets_a_thread_while_overdue_jobs_hold_them_all() -> None:
         time.sleep(0.2)  # both threads run the hung owner's jobs, past their deadlines
         assert started == ["hung", "hung"] and pool.holding(hung) == 2
         assert pool.submit(lambda: "fine", time.perf_counter() + 60, healthy).result(2) == "fine"
-        assert pool.threads == 3  # one more, for the other owner
+        assert pool.threads <= 3  # one more, for the other owner, which ends with its job
         with pytest.raises(Stuck, match="this embedder's earlier searches"):
             pool.submit(hang, time.perf_counter() + 60, hung)
     finally:
         release.set()
     assert [future.result(5) for future in stuck] == ["hung"] * 2
-    assert pool.holding(hung) == 0
+    deadline = time.monotonic() + 2  # a result is delivered a moment before its thread is free
+    while pool.threads > 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pool.holding(hung) == 0 and pool.threads == 2  # back to its size
 
 
 def test_a_slow_but_healthy_owner_uses_every_thread() -> None:

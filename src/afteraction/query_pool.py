@@ -13,9 +13,9 @@ for a free thread instead of being turned away.
   ``owner`` (the embedder it calls). While ``share`` (``size - 1``, at least 1) of an owner's jobs
   run past their deadlines by their whole budget again (hung), its next job is refused at once
   (``Stuck``, naming it) rather than queued to wait its whole budget for a thread that may never
-  come free. While every thread runs
-  a job past its deadline and none of them is the new job's owner's, one more thread is started
-  for it (``size`` more at the most, kept as the others are): a healthy embedder's searches still
+  come free. While every thread runs a job past its deadline and none of them is the new job's
+  owner's, one more thread is started for it (``size`` more at the most; a thread past ``size``
+  ends when its job does): a healthy embedder's searches still
   run beside another's hung ones. Past that, any new job is refused so. An owner that is slow but
   within its budget may use every thread: a cap that waits healthy searches behind each other
   (tried: each owner at ``size - 1`` threads) made one memory's searches late and then refused.
@@ -102,7 +102,6 @@ class QueryPool:
         """Empty: no thread, no job, a new lock (in a forked child, the parent's threads are gone)."""
         self._jobs: deque[_Job] = deque()
         self._running: list[_Job] = []
-        self._held: dict[int, int] = {}  # threads each owner holds (taken jobs, running or checked)
         self._threads: list[threading.Thread] = []
         self._idle = 0
         self._cond = threading.Condition()
@@ -124,9 +123,9 @@ class QueryPool:
         return max(1, self.size - 1)
 
     def holding(self, owner: object) -> int:
-        """Threads ``owner``'s jobs hold now."""
+        """Threads ``owner``'s jobs run on now."""
         with self._cond:
-            return self._held.get(id(owner), 0)
+            return sum(1 for running in self._running if running.owner == id(owner))
 
     def submit(self, job: Callable[[], T], deadline: float, owner: object = None) -> Future[T]:
         """Queue ``job``, to be done by ``deadline`` (a ``time.perf_counter()`` value), for
@@ -181,21 +180,7 @@ class QueryPool:
 
     def _next(self) -> _Job | None:
         """The first queued job, taken."""
-        if not self._jobs:
-            return None
-        job = self._jobs.popleft()
-        if job.owner:
-            self._held[job.owner] = self._held.get(job.owner, 0) + 1
-        return job
-
-    def _release(self, job: _Job) -> None:
-        """``job``'s thread is free again (under the lock); threads skipping its owner look again."""
-        if job.owner:
-            if self._held[job.owner] <= 1:
-                del self._held[job.owner]
-            else:
-                self._held[job.owner] -= 1
-            self._cond.notify_all()
+        return self._jobs.popleft() if self._jobs else None
 
     def _serve(self) -> None:
         while True:
@@ -205,15 +190,12 @@ class QueryPool:
                     self._cond.wait()
                 self._idle -= 1
                 if not job.future.set_running_or_notify_cancel():
-                    self._release(job)
                     continue  # cancelled by its owner
             started = time.perf_counter()
             left, budget = job.deadline - started, job.deadline - job.queued
             if left < min(self.typical, budget / 2):
                 typical = f"{left * 1000:.0f} ms of its budget left, where a job takes {self.typical * 1000:.0f} ms"
                 job.future.set_exception(TooLate(typical))
-                with self._cond:
-                    self._release(job)
                 continue
             with self._cond:
                 self._running.append(job)
@@ -223,8 +205,10 @@ class QueryPool:
                 job.future.set_exception(exc)
             with self._cond:
                 self._running.remove(job)
-                self._release(job)
                 self.typical += 0.2 * (time.perf_counter() - started - self.typical)
+                if len(self._threads) > self.size:  # a spare thread's work is done: back to ``size``
+                    self._threads.remove(threading.current_thread())
+                    return
 
 
 #: The pool every vector channel of the process shares.
