@@ -171,3 +171,60 @@ def test_a_redirect_or_a_204_is_named_by_its_status(base: str) -> None:
     assert "Location: http://127.0.0.2:1/ok/v1/embeddings; not followed" in message
     empty = OpenAIEmbedder(base_url=f"{base}/status204/v1", model="m", dimensions=8)
     assert f"HTTP 204 from {base}/status204/v1/embeddings" in fault(empty, ["x"], coroutine=True)
+
+
+class HeaderDrip(BaseHTTPRequestHandler):
+    """Sends its status line and headers a byte at a time, each byte well within any read timeout."""
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        head = b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-Pad-%d: %s\r\n" % (n, b"y" * 40) for n in range(200))
+        with contextlib.suppress(OSError):
+            for byte in head:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(0.02)
+
+
+def test_headers_sent_a_byte_at_a_time_end_at_the_deadline_too() -> None:
+    """h21: ``embed`` read the headers with the per-read timeout (45 s with ``timeout=2``)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), HeaderDrip)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        embedder = OpenAIEmbedder(base_url=url, model="m", dimensions=8, timeout=1)
+        for coroutine in (False, True):
+            started = time.monotonic()
+            message = fault(embedder, ["x"], coroutine=coroutine)
+            took = time.monotonic() - started
+            assert "within 1 s" in message and 0.9 < took < 1.6, (coroutine, message, took)
+        embedder.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_deadline_is_the_calling_threads_own(base: str) -> None:
+    """Two threads, one request each: a stalled one does not cut the other short, nor is it cut by it."""
+    slow = OpenAIEmbedder(base_url=f"{base}/drip/v1", model="m", dimensions=8, timeout=1.5)
+    outcomes: dict[str, float] = {}
+
+    def run(name: str, embedder: OpenAIEmbedder) -> None:
+        started = time.monotonic()
+        with contextlib.suppress(EmbedderError):
+            embedder.embed(["x"])
+        outcomes[name] = time.monotonic() - started
+
+    first = threading.Thread(target=run, args=("long", slow))
+    first.start()
+    time.sleep(0.5)
+    short = OpenAIEmbedder(base_url=f"{base}/drip/v1", model="m", dimensions=8, timeout=0.5)
+    run("short", short)
+    first.join()
+    assert 0.4 < outcomes["short"] < 0.9 and 1.4 < outcomes["long"] < 2.1, outcomes
+    slow.close()
+    short.close()

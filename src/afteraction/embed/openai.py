@@ -14,14 +14,14 @@ llama.cpp's server: anything that answers ``{"data": [{"index": i, "embedding": 
 - Every failure is an ``EmbedderError`` naming the model and the fault: any status but 200
   (``HTTP {status} from {url}``, with ``Location`` for a redirect, which is never followed, and
   the start of the body), a timeout (``timeout`` seconds per request in all, from connecting to
-  the last byte of the body, default 10; ``embed`` reads the headers with the per-read
-  timeout), an answer larger than its cap (``answer_cap``: the batch's texts × the dimension ×
-  32 bytes a number, at least 1 MiB), an unreachable host, a body that is not
-  JSON or not the expected shape, the wrong number of vectors, a vector of the wrong length, NaN
-  or infinite values. The ``api_key`` (sent as a bearer token) never appears in ``repr`` or in an
-  error message: it is redacted from anything echoed back, literal, JSON-escaped or URL-encoded,
-  and a body that still holds 8 characters of it in a row (read as it is and with its base64 runs
-  decoded) is left out of the message.
+  the last byte of the body, default 10: every socket wait of ``embed`` is bounded by it,
+  through ``http_deadline``; ``aembed`` is cancelled at it), an answer larger than its cap
+  (``answer_cap``: the batch's texts × the dimension × 32 bytes a number, at least 1 MiB), an
+  unreachable host, a body that is not JSON or not the expected shape, the wrong number of
+  vectors, a vector of the wrong length, NaN or infinite values. The ``api_key`` (sent as a
+  bearer token) never appears in ``repr`` or in an error message: it is redacted from anything
+  echoed back, literal, JSON-escaped or URL-encoded, and a body that still holds 8 characters of
+  it in a row (read as it is and with its base64 runs decoded) is left out of the message.
 - ``embed`` blocks (an ``httpx.Client`` reused across calls, thread-safe); ``aembed`` is a native
   coroutine (an ``httpx.AsyncClient`` per call). ``close()`` (or a ``with`` block) closes the
   connections.
@@ -43,6 +43,7 @@ import urllib.parse
 from collections.abc import Sequence
 from typing import Any
 
+from afteraction.embed import http_deadline
 from afteraction.embed.base import check_texts, check_vectors
 from afteraction.errors import ConfigError, EmbedderError
 
@@ -167,6 +168,7 @@ class OpenAIEmbedder:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._headers = headers
         self._client: Any = self._httpx.Client(headers=headers)
+        http_deadline.install(self._client)
         if self.dimensions is not None:
             self.dimension: int = self.dimensions
         else:
@@ -310,20 +312,24 @@ class OpenAIEmbedder:
         deadline, cap = time.monotonic() + self.timeout, self.answer_cap(len(batch))
         request, timeouts = self._request(self._client, batch, deadline)
         try:
-            response = self._client.send(request, stream=True)
-            try:
-                self._declared(response, cap)
-                body = bytearray()
-                for chunk in response.iter_bytes():
-                    body += chunk
-                    if len(body) > cap:
-                        raise self._too_big(cap)
-                    self._left(deadline, timeouts)
-                return _Answer(response.status_code, response.headers, bytes(body))
-            finally:
-                response.close()
+            with http_deadline.deadline(deadline):
+                return self._receive(request, timeouts, deadline, cap)
         except self._httpx.HTTPError as exc:
             raise self._error(exc) from None
+
+    def _receive(self, request: Any, timeouts: dict[str, float], deadline: float, cap: int) -> _Answer:
+        response = self._client.send(request, stream=True)
+        try:
+            self._declared(response, cap)
+            body = bytearray()
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > cap:
+                    raise self._too_big(cap)
+                self._left(deadline, timeouts)
+            return _Answer(response.status_code, response.headers, bytes(body))
+        finally:
+            response.close()
 
     def _post(self, batch: list[str]) -> list[list[float]]:
         return self._check(self._parse(self._read(batch), len(batch)), len(batch))
