@@ -103,7 +103,10 @@ def test_import_minimal_line_keeps_id_and_search_json_shape(tmp_path: Path) -> N
     db = str(tmp_path / "m.db")
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps(MINIMAL) + "\n", encoding="utf-8")
-    assert cli("import", str(source), "--db", db)[1] == "read 1, added 1, already present 0\n"
+    assert (
+        cli("import", str(source), "--db", db)[1]
+        == "read 1, added 1, updated 0 (the file's copy newer), already present 0\n"
+    )
     code, out, _ = cli("search", "package feed 401 token expired", "book a meeting room", *ACME, "-k", "3",
                        "--json", "--db", db)  # fmt: skip
     assert code == 0
@@ -136,7 +139,10 @@ def test_export_then_import_round_trips(tmp_path: Path) -> None:
     dump.write_text(exported, encoding="utf-8")
     assert cli("import", str(dump), "--db", second)[0] == 0
     assert cli("export", "--db", second)[1] == exported
-    assert cli("import", str(dump), "--db", second, "--json")[1].strip() == '{"read": 2, "added": 0, "existing": 2}'
+    assert (
+        cli("import", str(dump), "--db", second, "--json")[1].strip()
+        == '{"read": 2, "added": 0, "updated": 0, "existing": 2}'
+    )
 
 
 def test_a_bad_line_imports_nothing_and_names_line_and_field(tmp_path: Path) -> None:
@@ -219,7 +225,11 @@ def test_import_creates_the_store_it_names(tmp_path: Path) -> None:
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps(MINIMAL) + "\n", encoding="utf-8")
     new = tmp_path / "new" / "memory.db"
-    assert cli("import", str(source), "--db", str(new)) == (0, "read 1, added 1, already present 0\n", "")
+    assert cli("import", str(source), "--db", str(new)) == (
+        0,
+        "read 1, added 1, updated 0 (the file's copy newer), already present 0\n",
+        "",
+    )
     assert cli("lessons", *ACME, "--db", str(new), "--json")[0] == 0
 
 

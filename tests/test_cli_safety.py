@@ -130,9 +130,14 @@ def test_an_import_naming_one_id_twice_is_refused_and_a_kept_lesson_said_so(tmp_
     code, _, err = cli("import", str(path), "--db", db)
     assert code == 2 and "line 2: id 'legacy-1' of tenant 'acme' is on line 1" in err
     path.write_text(json.dumps(MINIMAL) + "\n")
-    assert cli("import", str(path), "--db", db)[1] == "read 1, added 1, already present 0\n"
+    assert (
+        cli("import", str(path), "--db", db)[1]
+        == "read 1, added 1, updated 0 (the file's copy newer), already present 0\n"
+    )
     code, out, _ = cli("import", str(path), "--db", db)
-    assert out.startswith("read 1, added 0, already present 1 (a lesson of that id was in the tenant already")
+    assert out.startswith(
+        "read 1, added 0, updated 0 (the file's copy newer), already present 1 (the stored copy is as new"
+    )
 
 
 def test_a_scope_part_given_twice_with_two_values_is_refused(tmp_path: Path) -> None:
@@ -165,5 +170,10 @@ def test_an_import_is_written_in_batches_and_all_of_it_is_stored(
     lines = (json.dumps({**MINIMAL, "id": f"legacy-{n}", "task": f"Lesson {n}"}) for n in range(5))
     path.write_text("".join(line + "\n" for line in lines))
     db = str(tmp_path / "s.db")
-    assert cli("import", str(path), "--db", db)[1] == "read 5, added 5, already present 0\n"
-    assert cli("import", str(path), "--db", db)[1].startswith("read 5, added 0, already present 5")
+    assert (
+        cli("import", str(path), "--db", db)[1]
+        == "read 5, added 5, updated 0 (the file's copy newer), already present 0\n"
+    )
+    assert cli("import", str(path), "--db", db)[1].startswith(
+        "read 5, added 0, updated 0 (the file's copy newer), already present 5"
+    )

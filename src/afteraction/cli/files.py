@@ -17,6 +17,7 @@ import click
 
 from afteraction.cli.common import _errors, _named, _open, db_option, json_option, main, shown
 from afteraction.errors import ConfigError, ValidationError
+from afteraction.importing import Imported, import_lessons
 from afteraction.model import Event, Experience
 from afteraction.store.base import check_names
 
@@ -114,22 +115,25 @@ def _decoded(text: str) -> Any:
 def import_(file: IO[str], db: str, as_json: bool) -> None:
     """Import lessons from FILE (JSONL as `export` writes it; - for stdin), keeping their ids.
 
-    An id of the form a run derives (`exp_` + 24 hex digits) that the lesson's task_id and scope do
-    not derive is derived again from them. Every line is checked first: if any is bad, nothing is
-    imported. The lessons are then written in batches of 1,000, so that other processes using the
-    store are not held up; an import cut short (a crash) is completed by running it again. The store
-    is created if it is not there yet."""
+    A lesson already stored under its id is replaced when the file's copy is of the same scope and
+    changed later (a lesson revoked or reinforced at the source since the last import); a stored copy
+    changed after it, or of another scope, is kept. Importing the same file twice changes nothing.
+    Every line is checked first: if any is bad, nothing is imported. The lessons are then written in
+    batches of 1,000, so that other processes using the store are not held up; an import cut short (a
+    crash) is completed by running it again. The store is created if it is not there yet."""
     with _open(db, create=True) as memory:
         now = memory.now()
         records: list[Experience] = []
         problems: list[str] = []
         first: dict[tuple[str, str], int] = {}  # (tenant, id) → the line that holds it
+        undated: set[tuple[str, str]] = set()  # lines without a time: never newer than a stored copy
         for number, line in _lines(file):
             if _not_utf8(line):
                 problems.append(f"line {number}: is not UTF-8 text")
                 continue
             try:
-                record = Experience.from_dict(_decoded(line), now=now, strict=True)
+                data = _decoded(line)
+                record = Experience.from_dict(data, now=now, strict=True)
             except (_Unreadable, ValidationError) as exc:
                 problems.append(f"line {number}: {exc}")
                 continue
@@ -140,17 +144,28 @@ def import_(file: IO[str], db: str, as_json: bool) -> None:
             if seen != number:  # ids are unique in a tenant: the second would be dropped unseen
                 problems.append(f"line {number}: id {record.id!r} of tenant {record.scope.tenant!r} is on line {seen}")
             records.append(record)
+            if not (isinstance(data, dict) and ("created_at" in data or "updated_at" in data)):
+                undated.add((record.scope.tenant, record.id))
         if problems:
             raise ValidationError(file.name, "nothing imported:\n  " + "\n  ".join(problems[:20]))
         # written in batches, each its own transaction: another process's runs wait at most one batch for the
         # write lock (one transaction of 150,000 lessons held it ~12 s; a run's finish gives up after 5)
-        added = sum(memory.add_many(records[at : at + IMPORT_BATCH]) for at in range(0, len(records), IMPORT_BATCH))
+        done = sum(
+            (
+                import_lessons(memory, records[at : at + IMPORT_BATCH], undated=undated)
+                for at in range(0, len(records), IMPORT_BATCH)
+            ),
+            Imported(),
+        )
     if as_json:
-        click.echo(json.dumps({"read": len(records), "added": added, "existing": len(records) - added}))
+        counts = {"read": len(records), "added": done.added, "updated": done.updated, "existing": done.kept}
+        click.echo(json.dumps(counts))
     else:
-        kept = len(records) - added
-        note = " (a lesson of that id was in the tenant already: the stored one is kept)" if kept else ""
-        click.echo(f"read {len(records)}, added {added}, already present {kept}{note}")
+        note = " (the stored copy is as new or newer, or another scope's: kept)" if done.kept else ""
+        click.echo(
+            f"read {len(records)}, added {done.added}, updated {done.updated} (the file's copy newer), "
+            f"already present {done.kept}{note}"
+        )
 
 
 @main.command()
