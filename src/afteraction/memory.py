@@ -22,19 +22,17 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
-from afteraction import arguments
-from afteraction.core.capture import clean_env, clean_experience, clean_run, clean_skill
-from afteraction.core.distill import distill
+from afteraction import arguments, learning
+from afteraction.core.capture import clean_env, clean_experience
 from afteraction.core.ids import own_id
 from afteraction.core.rank import DEFAULT_WEIGHTS, Weights
 from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout, block_with_copies
 from afteraction.core.sanitize import LIMITS, Limits
 from afteraction.core.text import MAX_QUERY_TERMS
 from afteraction.core.verify import Verifier
-from afteraction.core.verify import verify as check_run
 from afteraction.embed.base import AsyncEmbedder, Embedder
 from afteraction.errors import ConfigError, ConflictError, NotFoundError, ValidationError
-from afteraction.feedback import MAX_GIVEN, OUTCOME_ATTEMPTS, change_status, count_outcome, feed_learned
+from afteraction.feedback import OUTCOME_ATTEMPTS, change_status, count_outcome
 from afteraction.forgetting import forget, forget_user
 from afteraction.indexing import Indexer
 from afteraction.memory_async import AsyncMemory
@@ -170,22 +168,7 @@ class Memory:
         ``afteraction.core.assemble``), sanitized as the recorder does: the stored Experience, or
         None without a verdict; a running run is refused. ``given``: ids of the lessons it was
         given, which get its verdict when it applied their fix (``afteraction.feedback``)."""
-        if not isinstance(run, Run):
-            raise ValidationError("run", f"must be a Run, got {type(run).__name__}")
-        given = _check.strings(given, "given", limit=MAX_GIVEN, item_limit=_check.MAX_ID)
-        verify, skill = arguments.verifiers(verify), arguments.skill(skill)
-        if run.state == "running":
-            raise ValidationError("run.state", "is running: only a finished run can teach")
-        allow = self.allow_args if allow_args is None else arguments.allowed(allow_args)
-        clean, problems = clean_run(run, allow=allow, limits=self.limits)
-        for problem in problems:
-            self.report(problem, "learn")
-        verdict = check_run(clean, verify)
-        if verdict is None:
-            return None
-        experience = self._store_finished(distill(clean, verdict, self.now(), skill=clean_skill(skill)))
-        feed_learned(self, given, clean, passed=verdict.passed, own=experience.id)
-        return experience
+        return learning.learn(self, run, verify=verify, allow_args=allow_args, skill=skill, given=given).lesson
 
     def _store_finished(self, experience: Experience) -> Experience:
         """The record stored for a finished run: this one, or the one a finish of the same run stored before.

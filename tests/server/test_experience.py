@@ -226,8 +226,14 @@ def test_a_submitted_run_is_learned_here(http: TestClient) -> None:
     answer = http.post("/experience/runs", json={"run": run})
     assert answer.status_code == 201, answer.text
     assert answer.json()["lesson"]["status"] == "validated"
+    again = http.post("/experience/runs", json={"run": run})
+    assert again.status_code == 200 and again.json() == {**answer.json(), "judged_before": True}
+    run_failed = {**run, "id": "run-2", "evidence": [{"id": "build-green", "passed": False}], "state": "failed"}
+    assert http.post("/experience/runs", json={"run": run_failed}).status_code == 201
+    unjudged = http.post("/experience/runs", json={"run": {**run, "id": "run-3", "evidence": []}})
+    assert unjudged.status_code == 200 and unjudged.json() == {"lesson": None}
     hits = http.post("/experience/search", json={"query": "package feed pull fails", "scope": SCOPE}).json()["hits"]
-    assert len(hits) == 1
+    assert len(hits) == 1  # the failed run's lesson is Quarantined: never found
     run["scope"] = {"tenant": "globex", **SCOPE}
     assert http.post("/experience/runs", json={"run": run}).status_code == 403
 
@@ -245,7 +251,11 @@ def test_a_verdict_on_an_ingested_session_teaches(http: TestClient) -> None:
     assert answer.status_code == 201, answer.text
     learned = answer.json()["lesson"]
     assert learned["task"] == "Refund ticket 42 is stuck in pending" and learned["status"] == "validated"
-    assert http.post("/sessions/ses-1/verdict", json=verdict).json()["lesson"]["id"] == learned["id"]  # idempotent
+    again = http.post("/sessions/ses-1/verdict", json=verdict)  # idempotent
+    assert again.status_code == 200 and again.json() == {"lesson": learned, "judged_before": True}
+    failed = {"scope": SCOPE, "evidence": [{"id": "refund-issued", "passed": False}]}
+    contrary = http.post("/sessions/ses-1/verdict", json=failed)  # h18 #8: was 201, as if it had been used
+    assert contrary.status_code == 200 and contrary.json() == {"lesson": learned, "judged_before": True}
     assert len(http.get("/experience/lessons", params=SCOPE).json()["lessons"]) == 1
     assert http.post("/sessions/nope/verdict", json=verdict).status_code == 404
     # another tenant cannot judge this tenant's session

@@ -24,7 +24,10 @@ never quietly rewritten.
   person's decision (``revoked``, ``superseded``, ``stale``; ``validated`` reinstates), ``Memory.set_status``
 - ``POST /experience/runs`` ``{"run", "given"?}`` → ``{"lesson": … | null}`` (a finished run with its checks)
 - ``POST /sessions/{id}/verdict`` ``{"scope", "evidence": [...], "given"?}`` → ``{"lesson": … | null}``:
-  the run assembled from that session's ingested events, judged by the host's evidence.
+  the run assembled from that session's ingested events, judged by the host's evidence. Both answer
+  201 with the lesson they stored; 200 with ``null`` when the run has no verdict, or with the lesson
+  a finish of the same run stored before and ``"judged_before": true`` (that one stays; this verdict
+  was not used: a run is judged once).
 
 ``given`` (at most 100 lesson ids, e.g. a block's ``lessons``) are the lessons the run was given: when
 it has a verdict, each whose fix it applied (it called every tool of the lesson's worked steps) gets it
@@ -45,6 +48,7 @@ from starlette.routing import Route
 
 from afteraction.core.assemble import assemble
 from afteraction.errors import NotFoundError, ValidationError
+from afteraction.learning import Learned, learn
 from afteraction.memory import Memory
 from afteraction.model import Event, Evidence, Experience, Run, Scope
 from afteraction.model._check import echoed, mapping
@@ -288,8 +292,14 @@ async def set_status(service: Service, request: Request) -> JSONResponse:
     return json(updated.to_dict())
 
 
-def _learned(found: Experience | None) -> JSONResponse:
-    return json({"lesson": None if found is None else found.to_dict()}, 201 if found is not None else 200)
+def _learned(learned: Learned) -> JSONResponse:
+    """201 with the lesson this call stored; 200 with ``lesson`` null (no verdict), or with the lesson a
+    finish of the same run stored before and ``judged_before``: that one stays, this verdict unused."""
+    if learned.lesson is None:
+        return json({"lesson": None})
+    if learned.new:
+        return json({"lesson": learned.lesson.to_dict()}, 201)
+    return json({"lesson": learned.lesson.to_dict(), "judged_before": True})
 
 
 async def submit_run(service: Service, request: Request) -> JSONResponse:
@@ -298,7 +308,7 @@ async def submit_run(service: Service, request: Request) -> JSONResponse:
     run = Run.from_dict(data.get("run"), "run")
     _own(service, request, run.scope, "run.scope")
     given = data.get("given", ())
-    return _learned(await run_in_threadpool(lambda: memory.learn(run, given=given)))
+    return _learned(await run_in_threadpool(lambda: learn(memory, run, given=given)))
 
 
 def _session_run(service: Service, tenant: str, session_id: str, scope: Scope) -> Run:
@@ -366,9 +376,9 @@ async def verdict(service: Service, request: Request) -> JSONResponse:
     evidence = tuple(Evidence.from_dict(item, f"evidence[{i}]") for i, item in enumerate(items))
     given = data.get("given", ())
 
-    def judge() -> Experience | None:
+    def judge() -> Learned:
         run = _session_run(service, tenant, session_id, scope)
-        return memory.learn(replace(run, evidence=(*run.evidence, *evidence)), given=given)
+        return learn(memory, replace(run, evidence=(*run.evidence, *evidence)), given=given)
 
     return _learned(await run_in_threadpool(judge))
 
