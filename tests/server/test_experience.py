@@ -335,6 +335,15 @@ def test_a_session_verdict_reports_to_the_lessons_the_session_was_given(http: Te
         ("/experience/runs", {"run": RUN, "given": ["x"] * 101}, "given"),
         ("/sessions/ses-1/verdict", {"scope": SCOPE, "evidence": []}, "evidence"),
         ("/sessions/ses-1/verdict", {"scope": SCOPE, "evidence": [{"passed": True}]}, "evidence[0].id"),
+        *(  # h22 #1: "false" was read as true, [] and 0 as false
+            ("/sessions/ses-1/verdict", {"scope": SCOPE, "evidence": [check, {**check, "required": r}]}, field)
+            for check in [{"id": "lint", "passed": False}]
+            for r, field in [
+                ("false", "evidence[1].required"),
+                (0, "evidence[1].required"),
+                ([], "evidence[1].required"),
+            ]
+        ),
     ],
 )
 def test_bad_input_names_the_field(http: TestClient, path: str, body: dict[str, Any], field: str) -> None:

@@ -129,6 +129,9 @@ class Evidence:
         passed = items.get("passed")
         if not isinstance(passed, bool):
             raise ValidationError(f"{field}.passed", "must be true or false")
+        required = items.get("required", True)
+        if not isinstance(required, bool):  # "false" read as true made a passing run's optional check required
+            raise ValidationError(f"{field}.required", "must be true or false")
         method = items.get("method", "check")
         if method not in ("check", "approval", "tool", "classifier"):
             raise ValidationError(f"{field}.method", "must be check, approval, tool or classifier")
@@ -138,7 +141,7 @@ class Evidence:
             method=method,
             detail=_check.text(items.get("detail", ""), f"{field}.detail", blank=True),
             approver=_check.optional_name(items.get("approver"), f"{field}.approver"),
-            required=bool(items.get("required", True)),
+            required=required,
         )
 
 
