@@ -27,6 +27,16 @@ def test_irrelevant_candidates_are_dropped() -> None:
     assert rank("book a meeting room for Thursday", candidates, scope=ACME, now=T0) == []
 
 
+def test_by_text_a_record_holding_only_the_querys_numbers_is_not_relevant() -> None:
+    """h18 #7: every distilled lesson says "Verified after 1 attempt. Worked: attempt 0.", so a text-only
+    search for "order 1 pizza with 0 toppings" gave a block of unrelated lessons (2 of 5 terms: 0.4)."""
+    lesson = "Verified after 1 attempt. Worked: attempt 0. Checks: [done]."
+    candidates = [cand("Book a hotel in Lisbon for two nights", lesson=lesson)]
+    assert rank("order 1 pizza with 0 toppings", candidates, scope=ACME, now=T0) == []
+    assert len(rank("hotel for 2 nights", [cand("Book a hotel for 2 nights")], scope=ACME, now=T0)) == 1
+    assert len(rank("Lisbon 2", [cand("Book a hotel in Lisbon", lesson=lesson)], scope=ACME, now=T0)) == 1
+
+
 def test_stemming_matches_word_forms() -> None:
     exp = make_experience("Deployment timeouts on the staging cluster", scope=ACME)
     assert relevance(stems("deploys were timing out"), exp) > 0

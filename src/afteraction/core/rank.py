@@ -4,7 +4,8 @@ Fails closed: a candidate outside the caller's scope reaching this function empt
 result. A candidate below the relevance floor is dropped: no block beats a wrong block.
 
 Two modes. Text only (no vector channel this search): relevance is the share of the query's
-terms a record holds, floor ``min_relevance``. Hybrid (``hybrid=True``: the candidates carry
+terms a record holds, floor ``min_relevance``, and a record holding only numbers of the query is not
+relevant. Hybrid (``hybrid=True``: the candidates carry
 cosines, see ``core.fusion``): relevance blends that share (counted against at most
 ``coverage_terms`` of the query's terms) with the cosine, floor ``min_hybrid_relevance``; the
 order is by that blend (``fusion="score"``) or by reciprocal rank fusion of the two channels'
@@ -95,6 +96,12 @@ def _held(query_stems: frozenset[str], record_stems: frozenset[str]) -> frozense
     return held
 
 
+def _numbers_only(query_stems: frozenset[str], record_stems: frozenset[str]) -> bool:
+    """The record holds only numbers of the query: by text alone no match (h18: every lesson's "Verified
+    after 1 attempt. Worked: attempt 0." held "order 1 pizza with 0 toppings" at coverage 0.4)."""
+    return all(stem.isdigit() for stem in _held(query_stems, record_stems))
+
+
 def _environment_match(query_env: Mapping[str, str] | None, experience: Experience) -> float:
     """1 when every key the query names matches the record's environment, 0 when none does;
     0.5 (neutral) when either side says nothing."""
@@ -143,7 +150,7 @@ def rank(
         lexical = 0.8 * coverage + 0.2 * max(0.0, text)
         cosine = candidate.vector_score if candidate.vector_score is not None else cosine_bound
         if not hybrid or cosine is None:
-            if coverage < weights.min_relevance or coverage == 0.0:
+            if coverage < weights.min_relevance or coverage == 0.0 or _numbers_only(wanted, held):
                 continue
             kept.append((candidate, lexical, {"relevance": lexical}))
             continue
