@@ -23,9 +23,11 @@ from tests.server.conftest import LIMITS
 from tests.server.keyed import keyed
 
 
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Starlette]:
-    events = SQLiteEvents(SQLiteStore(tmp_path_factory.mktemp("openapi") / "served.db"))
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Starlette]:
+    """An app per test: schemathesis shuts the lifespan of each app it called down once its test ends, and the
+    group committer of an app shut down stores nothing more (requests built from the document store events)."""
+    events = SQLiteEvents(SQLiteStore(tmp_path / "served.db"))
     yield create_app(events, limits=LIMITS, memory=Memory(events.store))
     events.store.close()
 
@@ -43,15 +45,24 @@ def served(app: Starlette) -> set[tuple[str, str]]:
 def test_the_document_names_exactly_the_routes(app: Starlette, tmp_path: Path) -> None:
     admin = {op for op in OPERATIONS if op[0].startswith("/admin")}
     assert admin and served(app) == set(OPERATIONS) - admin  # development mode: no keys, no admin routes
-    with keyed(tmp_path / "keyed.db") as server:
+    with keyed(tmp_path / "keyed.db") as server, TestClient(server.app) as http:
         assert served(server.app) == set(OPERATIONS)
-    with TestClient(app) as http:
         document = http.get("/openapi.json").json()
     assert {(path, method) for path, ops in document["paths"].items() for method in ops} == set(OPERATIONS)
-    assert document["openapi"].startswith("3.1")
+    assert document["openapi"].startswith("3.1") and document["security"] == [{"apiKey": []}]
 
 
-@pytest.fixture(scope="module")
+def test_the_development_document_names_no_route_or_security_it_does_not_serve(app: Starlette) -> None:
+    """``serve --dev`` has no keys: its document lists no /admin route, no bearer security and no 401."""
+    http = TestClient(app)  # no lifespan: the module's app stays open for the fuzzing below
+    document = http.get("/openapi.json").json()
+    assert http.get("/admin/keys").status_code == 404
+    assert {(path, method) for path, ops in document["paths"].items() for method in ops} == served(app)
+    assert "security" not in document and "securitySchemes" not in document["components"]
+    assert not [op for ops in document["paths"].values() for op in ops.values() if "401" in op["responses"]]
+
+
+@pytest.fixture
 def api_schema(app: Starlette) -> schemathesis.BaseSchema:
     return schemathesis.openapi.from_asgi("/openapi.json", app)
 

@@ -4,13 +4,22 @@ Every error is JSON of one shape (``common.error_body``), never an HTML page or 
 afteraction errors by the status each carries, Starlette's own (404, 405) by theirs, anything
 unexpected as a 500 whose detail goes to the log only. A 5xx afteraction error says only "try again
 later" (its detail, which may name the database, goes to the log), except a deletion the deployment
-does not do (``AppendOnlyError``, 501), whose message is what the client must be told.
+does not do (``AppendOnlyError``, 501), whose message is what the client must be told. A 405 names
+field ``method`` and carries ``Allow``: every method the path takes, over all its routes.
+
+Routing is exact (``_exact``): a path parameter matches any character (a percent-encoded newline
+too, which Starlette's ``:path`` left unrouted), a path ends where it ends (Starlette's ``$`` also
+matched before a final newline: ``DELETE /sessions/a%0A`` deleted session ``a``), every path
+parameter is an id checked before the route runs (``common.id_problem``: 400 naming it), and no path
+is redirected to another (a trailing ``/``): a client following a redirect of a DELETE would act on
+another id than it named.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import logging
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -20,7 +29,8 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Match, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from afteraction import __version__
 from afteraction.errors import AfterActionError, AppendOnlyError, ConfigError, ValidationError
@@ -38,6 +48,7 @@ from afteraction.server.common import (
     TenantResolver,
     any_project,
     error_body,
+    id_problem,
     json,
     no_charge,
     no_check,
@@ -58,14 +69,14 @@ def dev_tenant(request: Request) -> str:
     return DEV_TENANT
 
 
-def _error(request: Request, status: int, field: str | None, message: str) -> JSONResponse:
+def _error(request: Request, status: int, field: str | None, message: str, *, verbatim: bool = False) -> JSONResponse:
     ingest_route = request.url.path.startswith("/events")
-    return json(error_body(field, message, ingest=ingest_route), status)
+    return json(error_body(field, message, ingest=ingest_route, verbatim=verbatim), status)
 
 
 async def _problem(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Problem)
-    response = _error(request, exc.status, exc.field, exc.message)
+    response = _error(request, exc.status, exc.field, exc.message, verbatim=exc.verbatim)
     response.headers.update(exc.headers)  # a 429's Retry-After
     return response
 
@@ -87,12 +98,59 @@ async def _refused(request: Request, exc: Exception) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    return _error(request, exc.status_code, None, exc.detail)
+    if exc.status_code == 405:
+        return await _not_allowed(request, exc)
+    response = _error(request, exc.status_code, None, exc.detail)
+    response.headers.update(exc.headers or {})
+    return response
+
+
+async def _not_allowed(request: Request, exc: HTTPException) -> Response:
+    """405 naming ``method``, with ``Allow`` listing every method the path takes: Starlette's names
+    those of the first route that matched the path only (``/admin/keys`` has a GET and a POST route).
+    A path whose id is refused (``GET /sessions/``: the id of ``DELETE /sessions/{id}`` is empty) is
+    400 naming the id, as on the route that takes it: the id is wrong whatever the method."""
+    for name, value in request.path_params.items():
+        if (problem := id_problem(name, str(value))) is not None:
+            return await _problem(request, problem)
+    allowed = set((exc.headers or {}).get("Allow", "").replace(" ", "").split(",")) - {""}
+    for route in request.app.router.routes:
+        if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] is not Match.NONE:
+            allowed |= route.methods
+    allow = ", ".join(sorted(allowed))
+    path = request.url.path[:200]
+    response = _error(request, 405, "method", f"{request.method[:20]} is not allowed on {path}; it takes {allow}")
+    response.headers["Allow"] = allow
+    return response
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
     log.exception("afteraction server: unexpected error on %s %s", request.method, request.url.path)
     return _error(request, 500, None, "internal error")
+
+
+class _CheckedIds:
+    """A route's app behind a check of its path parameters: each an id (``common.id_problem``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        for name, value in scope.get("path_params", {}).items():
+            if (problem := id_problem(name, str(value))) is not None:
+                raise problem
+        await self.app(scope, receive, send)
+
+
+def _exact(routes: list[BaseRoute]) -> list[BaseRoute]:
+    """``routes`` matched exactly (see the module): each path's pattern recompiled so that ``.`` is any
+    character and the end is ``\\Z``; the routes with path parameters check them as ids."""
+    for route in routes:
+        if isinstance(route, Route) and route.path_regex.pattern.endswith("$"):
+            route.path_regex = re.compile(route.path_regex.pattern[:-1] + r"\Z", re.DOTALL)
+            if route.param_convertors:
+                route.app = _CheckedIds(route.app)
+    return routes
 
 
 def create_app(
@@ -141,19 +199,21 @@ def create_app(
             writer.close()
             log.info("afteraction server: %d requests stored in %d transactions", writer.requests, writer.transactions)
 
-    return Starlette(
-        routes=[
-            *ingest.routes(service),
-            *reads.routes(service),
-            *retention.routes(service),
-            *export.routes(service),
-            *metrics.routes(service),
-            *otlp.routes(service),
-            *experience.routes(service),
-            *health.routes(service),
-            *openapi.routes(__version__),
-            *extra,
-        ],
+    app = Starlette(
+        routes=_exact(
+            [
+                *ingest.routes(service),
+                *reads.routes(service),
+                *retention.routes(service),
+                *export.routes(service),
+                *metrics.routes(service),
+                *otlp.routes(service),
+                *experience.routes(service),
+                *health.routes(service),
+                *openapi.routes(__version__),
+                *extra,
+            ]
+        ),
         middleware=middleware,
         lifespan=lifespan,
         exception_handlers={
@@ -163,6 +223,8 @@ def create_app(
             Exception: _unexpected,
         },
     )
+    app.router.redirect_slashes = False  # never send a client to another path (see the module)
+    return app
 
 
 def is_loopback(host: str) -> bool:

@@ -58,7 +58,9 @@ from afteraction.store.keys import Key, KeyStore, ServerSecret, key_id_of, token
 __all__ = ["AuthMiddleware", "KeyAuth", "RateLimited", "caller", "key_tenant", "required_scope"]
 
 FIELD = "authorization"
-_INVALID = "is not a valid API key; send `Authorization: Bearer <key>` with a key from `afteraction keys create`"
+#: The 401s' own hints, shown as written (``Problem.verbatim``): a scrubber takes ``Bearer <key>`` for a token.
+REQUIRED = "is required: send `Authorization: Bearer <key>`"
+INVALID = "is not a valid API key; send `Authorization: Bearer <key>` with a key from `afteraction keys create`"
 
 
 _KEPT = frozenset(SIGNATURE_MEMBERS)
@@ -137,7 +139,7 @@ class KeyAuth:
     def authenticate(self, authorization: str | None) -> Key:
         """The active key the header carries; Problem(401) otherwise."""
         if not authorization or not authorization.strip():
-            raise Problem(401, FIELD, "is required: send `Authorization: Bearer <key>`")
+            raise Problem(401, FIELD, REQUIRED, verbatim=True)
         scheme, _, token = authorization.strip().partition(" ")
         if scheme.lower() != "bearer":
             raise Problem(401, FIELD, f"must use the Bearer scheme, got {scheme[:20]!r}")
@@ -145,7 +147,7 @@ class KeyAuth:
         key_id = key_id_of(token)
         found = None if key_id is None else self.keys.find(key_id)
         if found is None or not token_matches(token, found[1]):
-            raise Problem(401, FIELD, _INVALID)
+            raise Problem(401, FIELD, INVALID, verbatim=True)
         key = found[0]
         if not key.active:
             raise Problem(401, FIELD, f"key {key.id} was revoked; ask an admin of tenant {key.tenant!r} for a new one")

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from json import loads
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -46,16 +45,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from afteraction.core.assemble import assemble
 from afteraction.errors import NotFoundError, ValidationError
 from afteraction.learning import Learned, learn
 from afteraction.memory import Memory
-from afteraction.model import Event, Evidence, Experience, Run, Scope
+from afteraction.model import Evidence, Experience, Run, Scope
 from afteraction.model._check import echoed, mapping
-from afteraction.server.common import Problem, Service, count, int_param, json, path_id
-from afteraction.server.ingest import parse_json, read_body
+from afteraction.server.common import Problem, Service, int_param, json, path_id
+from afteraction.server.ingest import parse_json, read_content
 from afteraction.server.offload import off_loop
 from afteraction.server.openapi import OPERATIONS
+from afteraction.server.session_runs import session_run
+from afteraction.store.base import MAX_PAGE
 
 __all__ = ["routes"]
 
@@ -86,7 +86,8 @@ async def _body(service: Service, request: Request, path: str) -> dict[str, Any]
     if media != "application/json":
         raise Problem(415, "content-type", f"must be application/json, got {media or 'none'!r}")
     limit = service.limits.batch_bytes if path in _BATCHES else service.limits.event_bytes
-    data = await off_loop(request, service.tenant(request), await read_body(request, limit), _parse)
+    tenant = service.tenant(request)
+    data = await off_loop(request, tenant, await read_content(request, limit, tenant), _parse)
     if not isinstance(data, dict):
         raise Problem(400, "body", "must be a JSON object")
     known = _FIELDS[path]
@@ -138,8 +139,15 @@ def _own(service: Service, request: Request, scope: Scope, field: str) -> None:
 
 
 def _query_scope(service: Service, request: Request) -> Scope:
+    """The scope of ``?app=&project=…``; an error names the query parameter (``app``, not ``scope.app``)."""
     parts = {name: value for name in (*Scope.REQUIRED, *Scope.OPTIONAL) if (value := request.query_params.get(name))}
-    return _scope(service, request, parts)
+    try:
+        return _scope(service, request, parts)
+    except ValidationError as exc:
+        raise ValidationError(exc.field.removeprefix("scope."), exc.rule) from None
+    except Problem as exc:
+        field = None if exc.field is None else exc.field.removeprefix("scope.")
+        raise Problem(exc.status, field, exc.message, exc.headers) from None
 
 
 def _text(data: Mapping[str, Any], name: str) -> str:
@@ -200,10 +208,7 @@ async def lessons(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
     scope = _query_scope(service, request)
     limit = int_param(request, "limit", 50, maximum=service.limits.page)
-    raw_offset = request.query_params.get("offset", "0")
-    offset = count(raw_offset)
-    if offset is None:
-        raise ValidationError("offset", f"must be a whole number, got {raw_offset[:32]!r}")
+    offset = int_param(request, "offset", 0, minimum=0, maximum=MAX_PAGE)
     status = request.query_params.get("status")
     found = await run_in_threadpool(lambda: memory.lessons(scope=scope, limit=limit, offset=offset, status=status))
     return json({"lessons": [lesson.to_dict() for lesson in found]})
@@ -311,59 +316,6 @@ async def submit_run(service: Service, request: Request) -> JSONResponse:
     return _learned(await run_in_threadpool(lambda: learn(memory, run, given=given)))
 
 
-def _session_run(service: Service, tenant: str, session_id: str, scope: Scope) -> Run:
-    """The run of session ``session_id``; when it called no tool itself (a workflow or an orchestrator
-    whose agents did the work, as OTLP instrumentations record them), with the tool calls of the
-    sessions below it, so that its lesson holds the steps that verdict judged."""
-    session = service.events.session(tenant, session_id)
-    if session is None:
-        raise NotFoundError(f"no session {session_id!r}")
-    events = _session_events(service, tenant, session_id)
-    run = _run_of(events, session_id, scope)
-    if not run.calls and (below := _calls_below(service, tenant, session_id)):
-        run = _run_of([*events, *below], session_id, scope)
-    return run
-
-
-def _run_of(events: list[Event], session_id: str, scope: Scope) -> Run:
-    for run in assemble(events, scope):
-        if run.session_id == session_id or run.id == session_id:
-            return run
-    raise NotFoundError(f"session {session_id!r} holds no task.created event, so no run to judge")
-
-
-def _session_events(service: Service, tenant: str, session_id: str) -> list[Event]:
-    events: list[Event] = []
-    after = None
-    while True:
-        page = service.events.events(tenant, session_id, limit=1000, after=after)
-        events.extend(Event.from_dict(loads(stored.data)) for stored in page)
-        if len(page) < 1000:
-            return events
-        after = page[-1].position
-
-
-_BELOW_SESSIONS = 64  # sessions below a judged one whose tool calls join its run, at most
-_CALL_EVENTS = frozenset({"tool.called", "tool.result", "error.raised"})
-
-
-def _calls_below(service: Service, tenant: str, session_id: str) -> list[Event]:
-    """The tool events of the sessions below ``session_id`` (breadth first, ``_BELOW_SESSIONS`` at most),
-    as events of ``session_id``."""
-    found: list[Event] = []
-    level, seen = [session_id], {session_id}
-    while level and len(seen) <= _BELOW_SESSIONS:
-        children = [c for c in service.events.children(tenant, level, limit=_BELOW_SESSIONS) if c.id not in seen]
-        children = children[: _BELOW_SESSIONS + 1 - len(seen)]
-        seen.update(child.id for child in children)
-        for child in children:
-            for event in _session_events(service, tenant, child.id):
-                if event.type in _CALL_EVENTS:
-                    found.append(replace(event, session_id=session_id))
-        level = [child.id for child in children]
-    return found
-
-
 async def verdict(service: Service, request: Request) -> JSONResponse:
     memory = _memory(service)
     tenant = service.tenant(request)
@@ -377,7 +329,7 @@ async def verdict(service: Service, request: Request) -> JSONResponse:
     given = data.get("given", ())
 
     def judge() -> Learned:
-        run = _session_run(service, tenant, session_id, scope)
+        run = session_run(service, tenant, session_id, scope)
         return learn(memory, replace(run, evidence=(*run.evidence, *evidence)), given=given)
 
     return _learned(await run_in_threadpool(judge))

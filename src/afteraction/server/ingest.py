@@ -5,7 +5,10 @@ One event: 202 ``{"accepted": true, "duplicate": false, "id": …}`` when new, 2
 naming the field. A batch (a JSON array, or NDJSON) is answered per event in ``results``: 202
 when at least one event was new, 200 when none was new but some were valid, 400 when none was
 valid. A body over the limit gets 413 before it is parsed (chunked ones too), a content type
-other than JSON (or NDJSON for a batch) 415.
+other than JSON (or NDJSON for a batch) 415. A body may come ``Content-Encoding: gzip``
+(``read_content``, which every route that reads a body uses): decompressed with the same limit (413
+past it, decompression stopping there), as ``POST /v1/traces`` does; any encoding but gzip or
+``identity`` is 415 naming ``content-encoding``.
 
 Events are stored through the group committer (``committer.Committer``): a request is answered
 once the transaction holding its events has committed. JSON is read and written with msgspec
@@ -45,10 +48,10 @@ from afteraction.core.capture import clean_event
 from afteraction.core.sanitize import LIMITS
 from afteraction.errors import ValidationError
 from afteraction.model import Event
-from afteraction.server.common import Problem, Service, count, shown
+from afteraction.server.common import Problem, Service, content_encoding, count, decompress, shown
 from afteraction.server.offload import CLIENT_GONE, off_loop
 
-__all__ = ["AHEAD", "routes"]
+__all__ = ["AHEAD", "parse_json", "read_body", "read_content", "routes"]
 
 #: How far past this server's clock an event's ``time`` may be; later is refused (400 naming ``time``).
 AHEAD = timedelta(hours=24)
@@ -84,6 +87,21 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+async def read_content(request: Request, limit: int, tenant: str) -> bytes:
+    """The body as ``read_body`` reads it, decoded from its ``Content-Encoding`` (``common.decompress``:
+    gzip, or none; another is 415 before a byte is read), never more than ``limit`` bytes either way.
+    A gzip body over ``offload.INLINE_BYTES`` is decompressed in a worker thread, in ``tenant``'s turn."""
+    encoding = content_encoding(request)
+    body = await read_body(request, limit)
+    if encoding in ("", "identity"):
+        return body
+    return await off_loop(request, tenant, body, _inflate, encoding, limit)
+
+
+def _inflate(encoding: str, limit: int, body: bytes) -> bytes:
+    return decompress(body, encoding, limit)
+
+
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
 
@@ -95,6 +113,8 @@ def respond(data: Any, status: int) -> Response:
 #: The rules strict JSON breaks, as ``afteraction validate`` words them too (``cli/files.py``; a test keeps them equal).
 NOT_A_NUMBER = "NaN and Infinity are not JSON numbers"
 OUT_OF_RANGE = "a number is beyond ±1.8e308, the range of a double"
+#: An integer is read exactly, however far past a double's range, up to 4300 characters (its sign included).
+TOO_LONG = "an integer is longer than 4300 characters, the most read exactly; send such a number as a string"
 LONE_SURROGATE = "holds a lone UTF-16 surrogate escape ({}) with no pair: that is not Unicode text"
 _NOT_A_NUMBER = re.compile(r"invalid character \(byte ([0-9]+)\)")
 
@@ -118,6 +138,8 @@ def _not_json(message: str, data: bytes | str | msgspec.Raw) -> str:
             return LONE_SURROGATE.format(escape)
     if message.startswith("Number out of range"):
         return f"is not JSON: {OUT_OF_RANGE}"
+    if message.startswith("Integer value out of range"):
+        return f"is not JSON: {TOO_LONG}"
     found = _NOT_A_NUMBER.fullmatch(message)
     if found is not None:
         at = int(found.group(1))
@@ -128,8 +150,8 @@ def _not_json(message: str, data: bytes | str | msgspec.Raw) -> str:
 
 
 def parse_json(data: bytes | str | msgspec.Raw, field: str, decode: Callable[[Any], Any] = _decode) -> Any:
-    """Strict JSON: UTF-8, no NaN or Infinity, no number past a double's range, no lone surrogate escape;
-    nesting too deep is bad input, not a crash."""
+    """Strict JSON: UTF-8, no NaN or Infinity, no number past a double's range (an integer is read exactly,
+    up to 4300 digits), no lone surrogate escape; nesting too deep is bad input, not a crash."""
     try:
         return decode(data)
     except msgspec.DecodeError as exc:
@@ -181,7 +203,7 @@ async def post_event(service: Service, request: Request) -> Response:
         raise Problem(415, "content-type", f"must be application/json, got {media or 'none'!r}")
     tenant = service.tenant(request)
     try:
-        body = await read_body(request, service.limits.event_bytes)
+        body = await read_content(request, service.limits.event_bytes, tenant)
         event = await off_loop(request, tenant, body, _event, service, request)
     except Problem as problem:
         if problem.status not in (429, CLIENT_GONE):  # over a rate, or gone: refused, not rejected as invalid
@@ -291,7 +313,7 @@ async def post_batch(service: Service, request: Request) -> Response:
     if not (_is_json(media) or media in _NDJSON):
         raise Problem(415, "content-type", f"must be application/json or application/x-ndjson, got {media or 'none'!r}")
     tenant = service.tenant(request)
-    body = await read_body(request, service.limits.batch_bytes)
+    body = await read_content(request, service.limits.batch_bytes, tenant)
     received, results, valid, statuses = await off_loop(request, tenant, body, _batch, service, request, media)
     added = await service.writer.add(tenant, [event for _, event in valid])
     for (index, event), new in zip(valid, added, strict=True):

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import time
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import timedelta
@@ -52,7 +51,7 @@ from afteraction.core.otlp_pending import dumps, loads, split
 from afteraction.core.otlp_sessions import Placed
 from afteraction.core.otlp_spans import Batch, Span, decode_traces
 from afteraction.errors import ValidationError
-from afteraction.server.common import Problem, Service
+from afteraction.server.common import Problem, Service, content_encoding, decompress
 from afteraction.server.ingest import AHEAD, parse_json, read_body
 from afteraction.server.offload import in_turn
 from afteraction.store.spans import Bounds, HeldSpan, SpanBuffer, open_spans
@@ -66,34 +65,8 @@ JSON = "application/json"
 PROTOBUF = "application/x-protobuf"
 _PROTOBUF_TYPES = frozenset({PROTOBUF, "application/protobuf", "application/vnd.google.protobuf"})
 _MAX_MESSAGE = 1000  # characters of errorMessage
-_GZIP_MEMBERS = 64
-_ENCODINGS = frozenset({"", "identity", "gzip", "x-gzip"})
 # HTTP status → gRPC code in the Status body: INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNIMPLEMENTED (else UNKNOWN)
 _GRPC_CODES = {400: 3, 413: 8, 415: 12, 429: 8}
-
-
-def decompress(body: bytes, encoding: str, limit: int) -> bytes:
-    """The body decoded from its Content-Encoding (none or gzip), never more than ``limit`` bytes."""
-    if encoding in ("", "identity"):
-        return body
-    if encoding not in _ENCODINGS:
-        raise Problem(415, "content-encoding", f"must be gzip or none, got {encoding[:40]!r}")
-    out = bytearray()
-    rest = body
-    for _ in range(_GZIP_MEMBERS):  # a gzip stream may hold several members
-        stream = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            out += stream.decompress(rest, limit + 1 - len(out))
-        except zlib.error as exc:
-            raise Problem(400, "body", f"is not valid gzip: {exc}") from None
-        if len(out) > limit:
-            raise Problem(413, None, f"the body passes the limit of {limit} bytes once decompressed")
-        if not stream.eof:
-            raise Problem(400, "body", "is truncated gzip (the stream does not end)")
-        rest = stream.unused_data
-        if not rest.strip(b"\0"):
-            return bytes(out)
-    raise Problem(400, "body", f"holds more than {_GZIP_MEMBERS} gzip members")
 
 
 def _too_many(count: int) -> None:
@@ -316,9 +289,7 @@ async def post_traces(service: Service, buffer: SpanBuffer, request: Request) ->
 
 
 async def _post(service: Service, buffer: SpanBuffer, request: Request, media: str) -> Response:
-    encoding = request.headers.get("content-encoding", "").strip().lower()
-    if encoding not in _ENCODINGS:
-        raise Problem(415, "content-encoding", f"must be gzip or none, got {encoding[:40]!r}")
+    encoding = content_encoding(request)
     tenant = service.tenant(request)
     limit = service.limits.traces_bytes
     body = await read_body(request, limit)
