@@ -49,7 +49,7 @@ from afteraction.feedback import OUTCOME_ATTEMPTS
 from afteraction.memory import Memory, _utc_now
 from afteraction.model import Experience, Hit, Lesson, Scope, Status, _check
 from afteraction.recorder import ErrorHandler, log_error
-from afteraction.searching import ChannelNotes
+from afteraction.searching import MAX_K, ChannelNotes
 from afteraction.store.base import check_owner
 from afteraction.vector_channel import ChannelStatus
 
@@ -269,7 +269,7 @@ class RemoteMemory(Memory):
     def _ranked(self, query: str, scope: Scope, k: int, env: Mapping[str, str] | None) -> list[Hit]:
         """What ``block_with_hits`` (a run's block) goes through: the service's best ``2 k``, so that
         a record too large for the bounds gives way to the next, as in a local memory."""
-        return self.search(query, scope=scope, k=min(2 * k, 100), env=env)
+        return self.search(query, scope=scope, k=min(2 * k, MAX_K), env=env)
 
     def reference_block(
         self,

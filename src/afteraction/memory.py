@@ -39,7 +39,7 @@ from afteraction.memory_async import AsyncMemory
 from afteraction.model import Experience, Hit, Lesson, Run, Scope, Skill, Status, _check
 from afteraction.recorder import RunRecorder
 from afteraction.reporting import ErrorHandler, deliver, log_error
-from afteraction.searching import MAX_QUERY_CHARS, ChannelNotes, query_text, ranked, whole
+from afteraction.searching import MAX_K, MAX_QUERY_CHARS, ChannelNotes, query_text, ranked, whole
 from afteraction.settings import api_key, database_url
 from afteraction.store import Store, open_store
 from afteraction.store.base import VectorStore
@@ -234,8 +234,8 @@ class Memory:
         scope, env = arguments.host_scope(scope), arguments.environment(env)
         if not isinstance(query, str):
             raise ValidationError("query", f"must be a string, got {type(query).__name__}")
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 100:
-            raise ValidationError("k", "must be an integer from 1 to 100")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+            raise ValidationError("k", f"must be an integer from 1 to {MAX_K}")
         now = self.now()
         hits, status = ranked(
             self.store, self._channel, self.weights, query_text(query), scope=scope, now=now, k=k, env=env
@@ -282,7 +282,7 @@ class Memory:
         """The block, the hits it shows and the copies each stands for (``core.render.block_with_copies``)."""
         if not isinstance(task, str):
             raise ValidationError("task", f"must be a string, got {type(task).__name__}")
-        hits = self._ranked(task, scope, k := min(options.max_records, 100), env)
+        hits = self._ranked(task, scope, k := min(options.max_records, MAX_K), env)
         found, window = block_with_copies(whole(hits, k), options, complete=len(hits) < k), k
         while len(found[1]) < k and window < len(hits):  # records too large for the bounds, or copies: further
             window = min(2 * window, len(hits))

@@ -28,11 +28,23 @@ from afteraction.store.base import Candidate
 from afteraction.store.records import settled
 from afteraction.vector_channel import ChannelStatus, VectorChannel
 
-__all__ = ["CANDIDATES", "MAX_QUERY_CHARS", "NO_TERMS", "REPORT_EVERY", "ChannelNotes", "query_text", "ranked", "whole"]
+__all__ = [
+    "CANDIDATES",
+    "MAX_K",
+    "MAX_QUERY_CHARS",
+    "NO_TERMS",
+    "REPORT_EVERY",
+    "ChannelNotes",
+    "query_text",
+    "ranked",
+    "whole",
+]
 
 #: A query longer than this many characters is cut there (never an error); of what is left, the
 #: first ``MAX_QUERY_TERMS`` content terms are searched and the embedder reads the first 128 tokens.
 MAX_QUERY_CHARS = MAX_TASK_CHARS
+#: The most hits one search returns (``k``).
+MAX_K = 100
 #: Candidates fetched from each channel for ranking (at least 4 per hit asked for).
 CANDIDATES = 30
 log = logging.getLogger("afteraction")

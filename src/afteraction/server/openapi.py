@@ -21,8 +21,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from afteraction.core.render import MIN_BYTES, MIN_TOKENS
 from afteraction.model.experience import Experience
 from afteraction.model.scope import Status
+from afteraction.searching import MAX_K
 from afteraction.server.metrics import PROMETHEUS
 from afteraction.server.openapi_schemas import COMPONENTS, GIVEN, ID, NAME, STRING, Schema, closed, lesson_import, text
 from afteraction.server.openapi_schemas import obj as _object
@@ -232,7 +234,9 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
     },
     ("/experience/search", "post"): {
         "summary": "The best eligible lessons for a query, in the caller's tenant",
-        "requestBody": request_body(closed(("query", "scope"), query=STRING, scope=SCOPE, k=integer(1, 100), env=ENV)),
+        "requestBody": request_body(
+            closed(("query", "scope"), query=STRING, scope=SCOPE, k=integer(1, MAX_K), env=ENV)
+        ),
         "responses": answers({200: done(_object(("hits",), hits={"type": "array", "items": _ref("Hit")}))}, *WRITE),
     },
     ("/experience/block", "post"): {
@@ -245,8 +249,8 @@ OPERATIONS: dict[tuple[str, str], Schema] = {
                 env=ENV,
                 layout={"enum": ["compact", "verbose"]},
                 max_records=integer(1),
-                max_bytes=integer(256),
-                max_tokens=integer(64),
+                max_bytes=integer(MIN_BYTES),
+                max_tokens=integer(MIN_TOKENS),
             )
         ),
         "responses": answers(
