@@ -121,3 +121,55 @@ def test_an_older_releases_id_is_kept_and_importing_its_export_back_adds_nothing
     with aa.Memory.open(str(tmp_path / "new.db"), embedder=None) as mem:
         assert [e.id for e in mem.export()] == [old.id]
     assert imported(dump, source) == {"read": 1, "added": 0, "updated": 0, "existing": 1}
+
+
+def test_a_revocation_at_the_destination_is_not_undone_by_a_later_outcome_at_the_source(
+    tmp_path: Path, destination: str
+) -> None:
+    """h26 #3, part 1: the source's copy, changed last by an outcome, replaced the destination's revoked one."""
+    source = str(tmp_path / "source.db")
+    with aa.Memory.open(source, embedder=None) as mem:
+        lesson = make_experience(TASK, scope=SCOPE)
+        assert mem.add(lesson)
+    imported(export(source, tmp_path / "first.jsonl"), destination)
+    with aa.Memory.open(destination, embedder=None) as mem:
+        mem.set_status(lesson.id, "revoked", scope=SCOPE, reason="harmful: double refunds")
+    with aa.Memory.open(source, embedder=None) as mem:
+        mem.record_outcome(lesson.id, scope=SCOPE, success=True, key="run-9")
+    assert imported(export(source, tmp_path / "later.jsonl"), destination)["updated"] == 1  # the outcome comes
+    with aa.Memory.open(destination, embedder=None) as mem:
+        kept = mem.get(lesson.id, scope=SCOPE)
+    assert (kept.status, kept.status_reason, kept.supporting) == (aa.Status.REVOKED, "harmful: double refunds", 2)
+    assert not injected(destination)
+    assert imported(tmp_path / "later.jsonl", destination)["updated"] == 0
+
+
+def test_a_revocation_at_the_source_arrives_after_outcomes_at_the_destination(tmp_path: Path, destination: str) -> None:
+    """h26 #3, part 2: the destination's copy, changed last, kept the source's revocation out."""
+    source = str(tmp_path / "source.db")
+    with aa.Memory.open(source, embedder=None) as mem:
+        lesson = make_experience(TASK, scope=SCOPE)
+        assert mem.add(lesson)
+    imported(export(source, tmp_path / "first.jsonl"), destination)
+    with aa.Memory.open(source, embedder=None) as mem:
+        mem.set_status(lesson.id, "revoked", scope=SCOPE, reason="the feed moved")
+    with aa.Memory.open(destination, embedder=None) as mem:
+        mem.record_outcome(lesson.id, scope=SCOPE, success=True, key="run-9")
+    assert imported(export(source, tmp_path / "later.jsonl"), destination)["updated"] == 1
+    with aa.Memory.open(destination, embedder=None) as mem:
+        kept = mem.get(lesson.id, scope=SCOPE)
+    assert (kept.status, kept.status_reason, kept.supporting) == (aa.Status.REVOKED, "the feed moved", 2)
+    assert not injected(destination)
+    assert imported(tmp_path / "later.jsonl", destination)["updated"] == 0
+
+
+def test_a_line_whose_times_are_null_is_undated_too(tmp_path: Path) -> None:
+    """h26 #4: ``null`` is absent for every optional field; it read as dated now and replaced the stored copy."""
+    db = str(tmp_path / "s.db")
+    line = {"id": "legacy-1", "task_id": "t-1", "task": TASK, "lesson": "Rotate the token.", "status": "Validated"}
+    path = tmp_path / "undated.jsonl"
+    path.write_text(json.dumps({**line, "scope": SCOPE.to_dict(), "confidence": 0.8}) + "\n")
+    assert imported(path, db)["added"] == 1
+    nulls = {**line, "scope": SCOPE.to_dict(), "confidence": 0.6, "created_at": None, "updated_at": None}
+    path.write_text(json.dumps(nulls) + "\n")
+    assert imported(path, db) == {"read": 1, "added": 0, "updated": 0, "existing": 1}

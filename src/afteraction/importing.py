@@ -5,22 +5,25 @@ another, or on the same one later), so it keeps each lesson's id as written; ``M
 derives a mismatched id again (``core.ids.own_id``) because its callers are a host's or the
 service's, who may not pick another scope's id.
 
-A lesson whose (tenant, id) is stored already is replaced when the file's copy is newer: same scope,
-and changed later (``updated_at``, else ``created_at``) than the stored one. So a lesson revoked,
-reinforced or given wordings at the source since the last import carries that over; a stored copy
-that changed after it (outcomes at the destination) is kept, as is one of another scope (ids are
-unique in a tenant). The replaced record takes the stored revision plus one, as any update does, and
-keeps the file's ``updated_at``: importing the same file again changes nothing.
+A lesson whose (tenant, id) is stored already, in the same scope, is brought up to date (``_merged``):
+the copy changed later (``updated_at``, else ``created_at``) gives the record, so outcomes and wordings
+at the source since the last import carry over and a stored copy that changed after the file's is kept;
+and a person's decision that keeps the lesson out of blocks (revoked, superseded, stale) holds whichever
+side made it: a revocation at the source arrives even after outcomes at the destination, and one at the
+destination is not undone by a later outcome at the source. One of another scope is kept (ids are
+unique in a tenant). The updated record takes the stored revision plus one, as any update does, and
+keeps its ``updated_at``: importing the same file again changes nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from afteraction.core.capture import clean_experience
+from afteraction.core.trust import PERSON_SET
 from afteraction.errors import ConflictError
 from afteraction.model import Experience
 
@@ -46,13 +49,19 @@ def _changed(experience: Experience) -> datetime:
     return experience.updated_at or experience.created_at
 
 
-def _newer(record: Experience, stored: Experience | None) -> bool:
-    return (
-        stored is not None
-        and stored.scope == record.scope
-        and _changed(record) > _changed(stored)
-        and stored.revision < Experience.MAX_REVISION
-    )
+def _merged(record: Experience, stored: Experience) -> Experience | None:
+    """What the stored lesson becomes given the file's copy of it, or None to keep it as it is: the copy
+    changed later gives the record, and a person's decision that keeps the lesson out of blocks (revoked,
+    superseded, stale) holds whichever side made it, the later one when both did. Without a time for each
+    decision, one side's reinstatement cannot be told from before or after the other's revocation: the
+    lesson stays out of blocks (a person reinstates it again at the destination)."""
+    if stored.scope != record.scope or stored.revision >= Experience.MAX_REVISION:
+        return None
+    base = record if _changed(record) > _changed(stored) else stored
+    decided = sorted((c for c in (record, stored) if c.status in PERSON_SET), key=_changed)
+    if decided and base.status is not decided[-1].status:
+        base = replace(base, status=decided[-1].status, status_reason=decided[-1].status_reason)
+    return None if base == stored else base
 
 
 def import_lessons(
@@ -72,9 +81,9 @@ def import_lessons(
         if stored is None:
             if memory.store.get(record.scope, record.id) == record:
                 written.append(record)
-        elif (record.scope.tenant, record.id) not in undated and _newer(record, stored):
+        elif (record.scope.tenant, record.id) not in undated and (merged := _merged(record, stored)) is not None:
             try:
-                written.append(memory.store.update(record, expected_revision=stored.revision))
+                written.append(memory.store.update(merged, expected_revision=stored.revision))
             except ConflictError:  # changed meanwhile by a run of this store: that change is newer
                 continue
             updated += 1

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from afteraction import arguments
 from afteraction.core.capture import clean_run, clean_skill
 from afteraction.core.distill import distill
+from afteraction.core.trust import UNVERIFIED
 from afteraction.core.verify import Verifier
 from afteraction.core.verify import verify as check_run
 from afteraction.errors import ValidationError
@@ -61,5 +62,8 @@ def learn(
         return Learned(None)
     fresh = distill(clean, verdict, memory.now(), skill=clean_skill(skill))
     stored = memory._store_finished(fresh)
-    feed_learned(memory, given, clean, passed=verdict.passed, own=stored.id)
+    # judged before: the lessons it was given get the first verdict (outcomes count once per run, so only a
+    # first finish cut short before its feedback adds anything), never this call's unused one
+    passed = verdict.passed if stored is fresh else stored.status not in UNVERIFIED
+    feed_learned(memory, given, clean, passed=passed, own=stored.id)
     return Learned(stored, new=stored is fresh)

@@ -37,6 +37,21 @@ def test_by_text_a_record_holding_only_the_querys_numbers_is_not_relevant() -> N
     assert len(rank("Lisbon 2", [cand("Book a hotel in Lisbon", lesson=lesson)], scope=ACME, now=T0)) == 1
 
 
+@pytest.mark.parametrize(
+    ("query", "task"),
+    [  # h26: numbers a lesson says are what a request shares with it
+        ("handle 429", "Back off when the payments API answers 429"),
+        ("why did my job die with 137", "Container killed with exit code 137"),
+        ("can't reach 5432", "Postgres refuses connections on 5432"),
+        ("what happened with 48213", "Ticket 48213 refund dispute"),
+        ("move to 3.12", "Upgrade the runtime to python 3.12"),
+    ],
+)
+def test_by_text_a_number_the_lesson_says_still_matches(query: str, task: str) -> None:
+    lesson = "Verified after 1 attempt. Worked: attempt 0. Checks: [done]."
+    assert len(rank(query, [cand(task, lesson=lesson)], scope=ACME, now=T0)) == 1
+
+
 def test_stemming_matches_word_forms() -> None:
     exp = make_experience("Deployment timeouts on the staging cluster", scope=ACME)
     assert relevance(stems("deploys were timing out"), exp) > 0

@@ -309,6 +309,27 @@ def test_a_session_verdict_reports_to_the_lessons_the_session_was_given(http: Te
     assert (contradicted["supporting"], contradicted["contradicting"], contradicted.get("wordings")) == (1, 1, None)
 
 
+def test_a_verdict_judged_before_gives_the_lessons_it_names_the_first_verdict_not_its_own(http: TestClient) -> None:
+    """h26 #2: a contrary second verdict, answered ``judged_before`` (not used), counted a failure against
+    the lesson it named in ``given``."""
+    store(http, lesson(solution=REFUND_FIX))
+    events = [
+        event("e1", type="task.created", payload={"task": "Refund ticket 42 is stuck in pending"}),
+        event("e2", type="tool.called", time="2026-01-01T10:00:01Z", payload={"tool_name": "refund", "call_id": "c1"}),
+        event("e3", type="tool.result", time="2026-01-01T10:00:02Z", payload={"call_id": "c1", "output": "issued"}),
+        event("e4", type="task.completed", time="2026-01-01T10:00:03Z", payload={}),
+    ]
+    assert http.post("/events/batch", json=events).status_code == 202
+    passed = {"scope": SCOPE, "evidence": [{"id": "refund-issued", "passed": True}]}
+    assert http.post("/sessions/ses-1/verdict", json=passed).status_code == 201
+    contrary = {"scope": SCOPE, "evidence": [{"id": "refund-issued", "passed": False}], "given": ["exp_refund"]}
+    for _ in range(2):
+        answer = http.post("/sessions/ses-1/verdict", json=contrary)
+        assert answer.status_code == 200 and answer.json()["judged_before"] is True
+    named = http.get("/experience/lessons/exp_refund", params=SCOPE).json()
+    assert (named["supporting"], named["contradicting"]) == (2, 0)  # the run passed, once
+
+
 @pytest.mark.parametrize(
     ("path", "body", "field"),
     [

@@ -115,9 +115,9 @@ def _decoded(text: str) -> Any:
 def import_(file: IO[str], db: str, as_json: bool) -> None:
     """Import lessons from FILE (JSONL as `export` writes it; - for stdin), keeping their ids.
 
-    A lesson already stored under its id is replaced when the file's copy is of the same scope and
-    changed later (a lesson revoked or reinforced at the source since the last import); a stored copy
-    changed after it, or of another scope, is kept. Importing the same file twice changes nothing.
+    A lesson already stored under its id, in the same scope, takes the copy changed later (outcomes at
+    the source since the last import), and a person's revocation (or superseding, or marking stale) made
+    on either side holds; a lesson of another scope is kept. Importing the same file twice changes nothing.
     Every line is checked first: if any is bad, nothing is imported. The lessons are then written in
     batches of 1,000, so that other processes using the store are not held up; an import cut short (a
     crash) is completed by running it again. The store is created if it is not there yet."""
@@ -144,7 +144,9 @@ def import_(file: IO[str], db: str, as_json: bool) -> None:
             if seen != number:  # ids are unique in a tenant: the second would be dropped unseen
                 problems.append(f"line {number}: id {record.id!r} of tenant {record.scope.tenant!r} is on line {seen}")
             records.append(record)
-            if not (isinstance(data, dict) and ("created_at" in data or "updated_at" in data)):
+            if not (
+                isinstance(data, dict) and (data.get("created_at") is not None or data.get("updated_at") is not None)
+            ):
                 undated.add((record.scope.tenant, record.id))
         if problems:
             raise ValidationError(file.name, "nothing imported:\n  " + "\n  ".join(problems[:20]))

@@ -4,8 +4,8 @@ Fails closed: a candidate outside the caller's scope reaching this function empt
 result. A candidate below the relevance floor is dropped: no block beats a wrong block.
 
 Two modes. Text only (no vector channel this search): relevance is the share of the query's
-terms a record holds, floor ``min_relevance``, and a record holding only numbers of the query is not
-relevant. Hybrid (``hybrid=True``: the candidates carry
+terms a record holds, floor ``min_relevance``; a record holding nothing of the query but the numbers of
+its attempts ("Worked: attempt 0") is not relevant. Hybrid (``hybrid=True``: the candidates carry
 cosines, see ``core.fusion``): relevance blends that share (counted against at most
 ``coverage_terms`` of the query's terms) with the cosine, floor ``min_hybrid_relevance``; the
 order is by that blend (``fusion="score"``) or by reciprocal rank fusion of the two channels'
@@ -18,6 +18,7 @@ compares stems with accents dropped (``core.text.unaccented``).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -96,10 +97,20 @@ def _held(query_stems: frozenset[str], record_stems: frozenset[str]) -> frozense
     return held
 
 
-def _numbers_only(query_stems: frozenset[str], record_stems: frozenset[str]) -> bool:
-    """The record holds only numbers of the query: by text alone no match (h18: every lesson's "Verified
-    after 1 attempt. Worked: attempt 0." held "order 1 pizza with 0 toppings" at coverage 0.4)."""
-    return all(stem.isdigit() for stem in _held(query_stems, record_stems))
+#: The numbers every distilled lesson says of its attempts (``core.distill``: "Verified after 2 attempts.
+#: Failed: attempt 0 — … Worked: attempt 1."): no request means them.
+_ATTEMPT_NUMBERS = re.compile(r"\bafter \d+ attempts?\b|\battempt \d+\b", re.IGNORECASE)
+
+
+def _only_attempt_numbers(query_stems: frozenset[str], record_stems: frozenset[str], experience: Experience) -> bool:
+    """Whether the record holds nothing of the query but numbers its lesson gives only as attempt counts
+    (h18: every lesson's "Verified after 1 attempt. Worked: attempt 0." held "order 1 pizza with 0
+    toppings" at coverage 0.4). A number the record says elsewhere (``429``, ``5432``, a ticket) counts."""
+    held = _held(query_stems, record_stems)
+    if not held or not all(stem.isdigit() for stem in held):
+        return False
+    said = stems(_ATTEMPT_NUMBERS.sub(" ", " ".join(searchable(experience))))
+    return not (held & said)
 
 
 def _environment_match(query_env: Mapping[str, str] | None, experience: Experience) -> float:
@@ -150,7 +161,7 @@ def rank(
         lexical = 0.8 * coverage + 0.2 * max(0.0, text)
         cosine = candidate.vector_score if candidate.vector_score is not None else cosine_bound
         if not hybrid or cosine is None:
-            if coverage < weights.min_relevance or coverage == 0.0 or _numbers_only(wanted, held):
+            if coverage < weights.min_relevance or coverage == 0.0 or _only_attempt_numbers(wanted, held, experience):
                 continue
             kept.append((candidate, lexical, {"relevance": lexical}))
             continue
