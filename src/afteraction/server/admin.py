@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from afteraction.model._check import echoed
 from afteraction.server.auth import KeyAuth, caller
 from afteraction.server.common import Problem, json, path_id
 from afteraction.server.ingest import parse_json, read_content
@@ -41,7 +42,7 @@ async def _options(request: Request, admin: Key) -> dict[str, Any]:
         raise Problem(400, "body", f"must be a JSON object, got {type(body).__name__}")
     unknown = sorted(set(body) - {"tenant", "scopes", *_OPTIONS})
     if unknown:
-        raise Problem(400, str(unknown[0])[:64], f"is not an option of a key; use scopes, {', '.join(_OPTIONS)}")
+        raise Problem(400, echoed(str(unknown[0]), 64), f"is not an option of a key; use scopes, {', '.join(_OPTIONS)}")
     if body.get("tenant") not in (None, admin.tenant):  # null is absent, as for every option
         raise Problem(403, "tenant", f"an admin key of tenant {admin.tenant!r} manages that tenant's keys only")
     if admin.project is not None and body.get("project") not in (None, admin.project):

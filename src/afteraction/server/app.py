@@ -35,6 +35,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from afteraction import __version__
 from afteraction.errors import AfterActionError, AppendOnlyError, ConfigError, ValidationError
 from afteraction.memory import Memory
+from afteraction.model._check import echoed
 from afteraction.server import admin, experience, export, health, ingest, metrics, openapi, otlp, reads, retention
 from afteraction.server.auth import AuthMiddleware, KeyAuth, key_project, key_tenant
 from afteraction.server.committer import Committer
@@ -118,8 +119,8 @@ async def _not_allowed(request: Request, exc: HTTPException) -> Response:
         if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] is not Match.NONE:
             allowed |= route.methods
     allow = ", ".join(sorted(allowed))
-    path = request.url.path[:200]
-    response = _error(request, 405, "method", f"{request.method[:20]} is not allowed on {path}; it takes {allow}")
+    method, path = echoed(request.method, 20), echoed(request.url.path, 200)
+    response = _error(request, 405, "method", f"{method} is not allowed on {path}; it takes {allow}")
     response.headers["Allow"] = allow
     return response
 

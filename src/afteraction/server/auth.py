@@ -51,6 +51,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from afteraction.core.canonical import SIGNATURE_MEMBERS, inexact_integer, signature_problem, verify
 from afteraction.errors import AfterActionError
 from afteraction.model import Event
+from afteraction.model._check import echoed
 from afteraction.server.common import Problem
 from afteraction.server.ratelimit import RateLimiter
 from afteraction.store.keys import Key, KeyStore, ServerSecret, key_id_of, token_matches
@@ -142,7 +143,7 @@ class KeyAuth:
             raise Problem(401, FIELD, REQUIRED, verbatim=True)
         scheme, _, token = authorization.strip().partition(" ")
         if scheme.lower() != "bearer":
-            raise Problem(401, FIELD, f"must use the Bearer scheme, got {scheme[:20]!r}")
+            raise Problem(401, FIELD, f"must use the Bearer scheme, got {echoed(scheme, 20)!r}")
         token = token.strip()
         key_id = key_id_of(token)
         found = None if key_id is None else self.keys.find(key_id)
@@ -158,14 +159,17 @@ class KeyAuth:
         writes unsigned data; RateLimited when over its rate."""
         needed = required_scope(method, path)
         if needed not in key.scopes:
-            raise Problem(403, FIELD, f"key {key.id} lacks the {needed!r} scope that {method} {path[:200]} needs")
+            raise Problem(
+                403, FIELD, f"key {key.id} lacks the {needed!r} scope that {method} {echoed(path, 200)} needs"
+            )
         if needed == "write" and key.require_signatures and path not in SIGNED_WRITES:
             raise Problem(
                 403,
                 FIELD,
                 f"key {key.id} requires signatures (require_signatures, made with --require-signatures) and "
-                f"{method} {path[:200]} writes data that carries none; send signed AEP events to POST /events or "
-                f"/events/batch, or use a key of tenant {key.tenant!r} made without --require-signatures",
+                f"{method} {echoed(path, 200)} writes data that carries none; send signed AEP events to "
+                f"POST /events or /events/batch, or use a key of tenant {key.tenant!r} made without "
+                "--require-signatures",
             )
         if key.rate is not None and key.burst is not None:
             wait = self.limiter.take(key.id, key.rate, key.burst)

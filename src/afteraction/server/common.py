@@ -14,7 +14,7 @@ from starlette.responses import JSONResponse
 from afteraction.core.redact import scrub_text
 from afteraction.memory import Memory
 from afteraction.model import Event
-from afteraction.model._check import MAX_ID
+from afteraction.model._check import MAX_ID, echoed
 from afteraction.server.committer import Committer
 from afteraction.server.cursor import Cursors
 from afteraction.store.events import EventStore
@@ -185,12 +185,12 @@ def int_param(request: Request, name: str, default: int, *, maximum: int, minimu
         return default
     digits = raw.strip()
     if not (digits.isascii() and digits.isdigit()):
-        raise Problem(400, name, f"must be an integer from {minimum} to {maximum}, got {raw[:32]!r}")
+        raise Problem(400, name, f"must be an integer from {minimum} to {maximum}, got {echoed(raw, 32)!r}")
     value = count(digits)
     if value is None or value > maximum:  # None: more digits than any maximum has
-        raise Problem(400, name, f"must be at most {maximum}, got {raw[:32]!r}")
+        raise Problem(400, name, f"must be at most {maximum}, got {echoed(raw, 32)!r}")
     if value < minimum:
-        raise Problem(400, name, f"must be at least {minimum}, got {raw[:32]!r}")
+        raise Problem(400, name, f"must be at least {minimum}, got {echoed(raw, 32)!r}")
     return value
 
 
@@ -203,7 +203,7 @@ def content_encoding(request: Request) -> str:
     else Problem(415) naming ``content-encoding``. Checked before any byte of the body is read."""
     encoding = request.headers.get("content-encoding", "").strip().lower()
     if encoding not in _ENCODINGS:
-        raise Problem(415, "content-encoding", f"must be gzip or none, got {encoding[:40]!r}")
+        raise Problem(415, "content-encoding", f"must be gzip or none, got {echoed(encoding, 40)!r}")
     return encoding
 
 
@@ -213,7 +213,7 @@ def decompress(body: bytes, encoding: str, limit: int) -> bytes:
     if encoding in ("", "identity"):
         return body
     if encoding not in _ENCODINGS:
-        raise Problem(415, "content-encoding", f"must be gzip or none, got {encoding[:40]!r}")
+        raise Problem(415, "content-encoding", f"must be gzip or none, got {echoed(encoding, 40)!r}")
     out = bytearray()
     rest = body
     for _ in range(_GZIP_MEMBERS):  # a gzip stream may hold several members

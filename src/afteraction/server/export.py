@@ -25,7 +25,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from afteraction.errors import NotFoundError, ValidationError
-from afteraction.model._check import parse_time
+from afteraction.model._check import echoed, parse_time
 from afteraction.server.common import Problem, Service, path_id
 from afteraction.server.reads import event_types
 from afteraction.store.events import EventStore, StoredEvent, instant, micros
@@ -94,7 +94,7 @@ def _chunks(pages: Iterator[list[StoredEvent]], format: str) -> Iterator[str]:
 def _format(request: Request) -> str:
     chosen = request.query_params.get("format", "json")
     if chosen not in FORMATS:
-        raise Problem(400, "format", f"must be one of {', '.join(FORMATS)}, got {chosen[:32]!r}")
+        raise Problem(400, "format", f"must be one of {', '.join(FORMATS)}, got {echoed(chosen, 32)!r}")
     return chosen
 
 

@@ -48,6 +48,7 @@ from afteraction.core.capture import clean_event
 from afteraction.core.sanitize import LIMITS
 from afteraction.errors import ValidationError
 from afteraction.model import Event
+from afteraction.model._check import echoed
 from afteraction.server.common import Problem, Service, content_encoding, count, decompress, shown
 from afteraction.server.offload import CLIENT_GONE, off_loop
 
@@ -74,7 +75,7 @@ async def read_body(request: Request, limit: int) -> bytes:
     if declared is not None:
         size = count(declared)
         if size is None:
-            raise Problem(400, "content-length", f"must be a number of bytes, got {declared[:32]!r}")
+            raise Problem(400, "content-length", f"must be a number of bytes, got {echoed(declared, 32)!r}")
         if size > limit:
             raise Problem(413, None, f"the body is {size} bytes; the limit is {limit}")
     chunks: list[bytes] = []
@@ -186,7 +187,7 @@ def in_time(event: Event, latest: datetime, prefix: str = "") -> Event:
     if event.instant > latest:
         minutes = -(-(event.instant - latest + AHEAD) // timedelta(minutes=1))  # rounded up: never "24 h … at most 24"
         hours, minutes = divmod(minutes, 60)
-        rule = f"is {event.time[:64]}, {hours:,} h {minutes} min ahead of this server's clock (at most 24 hours)"
+        rule = f"is {echoed(event.time, 64)}, {hours:,} h {minutes} min ahead of this server's clock (at most 24 hours)"
         raise Problem(400, prefix + "time", rule)
     return event
 

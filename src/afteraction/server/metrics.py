@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from afteraction.model._check import echoed
 from afteraction.server.common import Problem, Service, json
 from afteraction.store.events import Stats
 
@@ -111,7 +112,7 @@ def wants_prometheus(request: Request) -> bool:
     chosen = request.query_params.get("format")
     if chosen is not None:
         if chosen not in ("json", "prometheus"):
-            raise Problem(400, "format", f"must be json or prometheus, got {chosen[:32]!r}")
+            raise Problem(400, "format", f"must be json or prometheus, got {echoed(chosen, 32)!r}")
         return chosen == "prometheus"
     best: tuple[float, int, bool] | None = None  # (q, earlier first, prometheus) of the preferred known type
     for n, part in enumerate(request.headers.get("accept", "").split(",")):

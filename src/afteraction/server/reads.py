@@ -23,6 +23,7 @@ from starlette.routing import Route
 
 from afteraction.errors import NotFoundError, ValidationError
 from afteraction.model import EVENT_TYPES
+from afteraction.model._check import echoed
 from afteraction.server.common import Problem, Service, int_param, json, path_id
 from afteraction.store.session_walks import matching, tree, workflow
 
@@ -47,7 +48,7 @@ def event_types(request: Request) -> list[str]:
     found = request.query_params.getlist("type")
     for value in found:
         if value not in EVENT_TYPES:
-            raise Problem(400, "type", f"must be one of the 12 core event types, got {value[:64]!r}")
+            raise Problem(400, "type", f"must be one of the 12 core event types, got {echoed(value, 64)!r}")
     return found
 
 
