@@ -19,12 +19,14 @@ input order), never by the time text, whose offsets make string order wrong. The
   still empty or that number was already announced). Calling a tool again after it failed in
   this attempt starts one too, as the recorder does, so a retry loop reads as attempts.
 
-Other event types are ignored. Runs come in the order of their ``task.created``.
+Other event types are ignored. Runs come in the order of their ``task.created``. The cost is the sort,
+then O(1) per event: the pending calls and an attempt's failed tools are indexed, not scanned.
 """
 
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -56,48 +58,85 @@ class _Call:
     result: Any = None
     error: str | None = None
     done: bool = False
+    attempt: _Attempt | None = None
 
     def freeze(self) -> ToolCall:
         return ToolCall(self.tool, self.args, self.result, self.error, self.call_id, self.at)
+
+    def fail(self, error: str) -> None:
+        """Set the error, and note the tool among its attempt's failed ones."""
+        self.error = error
+        if self.attempt is not None:
+            self.attempt.failed.add(self.tool)
 
 
 @dataclass
 class _Attempt:
     calls: list[_Call] = field(default_factory=list)
     error: str | None = None
+    failed: set[str] = field(default_factory=set)  # tools of calls of this attempt with an error
 
     @property
     def empty(self) -> bool:
         return not self.calls and self.error is None
 
 
+_Queues = dict[str, deque[_Call]]
+
+
+def _first_pending(queues: _Queues, key: str | None) -> _Call | None:
+    """The oldest call still pending in ``queues[key]``; closed calls at its head are dropped as met."""
+    if key is None or (queue := queues.get(key)) is None:
+        return None
+    while queue and queue[0].done:
+        queue.popleft()
+    if not queue:
+        del queues[key]
+        return None
+    return queue[0]
+
+
 @dataclass
 class _Session:
+    """A run being assembled. Pending calls are indexed in arrival order by call id, by event id, by
+    tool, and by tool among calls with no call id; a closed call leaves its queues when it reaches
+    their head, so every event costs O(1) amortized."""
+
     created: Event
     attempts: list[_Attempt] = field(default_factory=lambda: [_Attempt()])
-    pending: list[_Call] = field(default_factory=list)
     announced: int | None = None
     end: Event | None = None
+    by_call_id: _Queues = field(default_factory=dict)
+    by_event_id: _Queues = field(default_factory=dict)
+    by_tool: _Queues = field(default_factory=dict)
+    by_tool_no_id: _Queues = field(default_factory=dict)
 
     def add(self, call: _Call) -> None:
-        self.attempts[-1].calls.append(call)
+        attempt = self.attempts[-1]
+        call.attempt = attempt
+        attempt.calls.append(call)
+        if call.error is not None:
+            attempt.failed.add(call.tool)
         if not call.done:
-            self.pending.append(call)
+            for queues, key in (
+                (self.by_call_id, call.call_id),
+                (self.by_event_id, call.event_id),
+                (self.by_tool, call.tool),
+                (self.by_tool_no_id, call.tool if call.call_id is None else None),
+            ):
+                if key is not None:
+                    queues.setdefault(key, deque()).append(call)
 
     def match(self, event: Event, tool: str | None) -> _Call | None:
-        """The pending call ``event`` closes: by call id, then causation, then oldest of the tool."""
-        call_id, cause = _call_id(event.payload), event.causation_id
+        """The pending call ``event`` closes: by call id, then causation, then oldest of the tool
+        (by name only among calls whose id cannot contradict it)."""
+        call_id = _call_id(event.payload)
         found = (
-            next((c for c in self.pending if call_id is not None and c.call_id == call_id), None)
-            or next((c for c in self.pending if cause is not None and c.event_id == cause), None)
-            or next(
-                # by name only among calls whose id cannot contradict it
-                (c for c in self.pending if c.tool == tool and (call_id is None or c.call_id is None)),
-                None,
-            )
+            _first_pending(self.by_call_id, call_id)
+            or _first_pending(self.by_event_id, event.causation_id)
+            or _first_pending(self.by_tool if call_id is None else self.by_tool_no_id, tool)
         )
         if found is not None:
-            self.pending.remove(found)
             found.done = True
         return found
 
@@ -128,7 +167,7 @@ def _apply(session: _Session, event: Event) -> None:
                 session.attempts.append(_Attempt())
     elif event.type == "tool.called":
         name = _tool(payload) or _name(event.subject) or "unknown"
-        if any(call.tool == name and call.error is not None for call in session.attempts[-1].calls):
+        if name in session.attempts[-1].failed:
             session.attempts.append(_Attempt())  # the tool that failed is tried again: a new attempt
         session.add(_Call(name, _args(payload), event.instant, _call_id(payload), event.id))
     elif event.type == "tool.result":
@@ -140,12 +179,12 @@ def _apply(session: _Session, event: Event) -> None:
             session.add(matched)
         matched.result = _result(payload)
         if _failed(payload):
-            matched.error = _error(payload) or _cut(str(matched.result or "tool failed"))
+            matched.fail(_error(payload) or _cut(str(matched.result or "tool failed")))
     elif event.type == "error.raised":
         matched = session.match(event, _tool(payload))
         text = _error(payload) or "error raised"
         if matched is not None:
-            matched.error = text
+            matched.fail(text)
         elif session.attempts[-1].error is None:
             session.attempts[-1].error = text
 
