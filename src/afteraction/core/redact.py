@@ -30,16 +30,16 @@ from afteraction.core.redact_forms import (
 )
 from afteraction.core.redact_keys import scrub_keys
 from afteraction.core.redact_prose import MESSAGE_GOES_ON, is_message, names_a_failure, opens_a_message
+from afteraction.core.redact_runs import Runs, value_end
 from afteraction.core.redact_said import may_say_a_secret, said_secrets
 from afteraction.core.redact_tokens import (
     CARD_SEPARATORS,
-    TOKENS,
     Hit,
     apply_hits,
     redaction,
     replace_hits,
     scrub_cards,
-    token_hit,
+    token_hits,
 )
 from afteraction.core.secret_names import is_connection_name, is_secret_name, is_signature_name
 
@@ -54,7 +54,8 @@ REDACTED = "[REDACTED]"
 # Only then does its scan run; a scan's candidates are validated (a key needs digits, a card the Luhn check, a
 # bearer token must look like a credential) before anything is replaced.
 
-_SEPARATOR = re.compile("[:=]")
+# a separator; not the ``:`` of a marker put in by an earlier pass (its name, ``REDACTED``, is no secret's)
+_SEPARATOR = re.compile(r"(?<!\[REDACTED)[:=]")
 # names before separators, read on the reversed text: ``"name": value`` reversed is ``eulav :"eman"``
 _NAMES_REVERSED = re.compile(r"[:=>]=?[ \t]*(?:[\"']\\?)?([\w.-]{1,64})", re.ASCII)
 _NAME_BEFORE = re.compile(r"[ \t]*(?P<q>[\"']\\?|)(?P<name>[\w.-]{1,64})(?![\w.-])", re.ASCII)
@@ -66,6 +67,9 @@ _VALUE = re.compile(
       |(?:["']|\\")[^\n]*)  # a quote left open: the rest of the line""",
     re.VERBOSE,
 )
+# the spaces and scheme word before a value, and the first character of an unquoted one
+_LEAD = re.compile(r"[ \t]*(?P<scheme>(?i:bearer|basic|token|digest)[ \t]+)?")
+_PLAIN = re.compile(r"[^\s\"'\\]")
 # more words of an unquoted value after ``name: `` or ``name = ``: a passphrase, up to the line's end or the next
 # ``name=``/``name:``
 _MORE_WORDS = re.compile(r"(?:[ \t]+(?![\w.-]+[:=])[^\s,;&\"'\\)\]}<>]+)+")
@@ -79,12 +83,6 @@ _QUERY_END = re.compile(r"[&;#]")
 _FORM_PIECES = re.compile(r"[^&]*(?:&[\w.\[\]-]+=[^&]*)+")
 # the first line of a block below a name that makes it a mapping or a list of settings, not a value
 _SETTINGS_LINE = re.compile(r"(?:[\w.-]{1,64}[ \t]*:(?:[ \t]|\r?\n|$)|-[ \t]+\S)")
-_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
-
-
-def _unbalanced(value: str, closer: str) -> bool:
-    """Whether ``value`` closes ``closer`` more often than it opens it: the closer belongs to what holds it."""
-    return value.count(closer) > value.count(_CLOSERS[closer])
 
 
 # headers whose value runs to the end of the line: credentials, and webhook signatures (``Svix-Signature: v1,… v1,…``)
@@ -112,7 +110,7 @@ def _secret_reversed(reversed_name: str) -> bool:
     return name.lower() in _AZURE or is_secret_name(name)
 
 
-def _assignment(text: str, match: re.Match[str], reverse: str) -> Hit | None:
+def _assignment(text: str, match: re.Match[str], reverse: str, runs: Runs) -> Hit | None:
     """``name: value`` or ``name=value`` at a separator: the value's span, if the name is secret."""
     at = match.start()
     if text[at] == "=" and (text.startswith("=", at + 1) or (at > 0 and text[at - 1] in "=!<>~")):
@@ -130,28 +128,40 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> Hit | None:
     kind = "azure_key" if azure else "secret_assignment"
     if text[at] == ":" and (block := _BLOCK_START.match(text, after)) is not None:
         return _value_below(text, at - len(named.group(0)), block.end(), kind)
-    value = _VALUE.match(text, after)
-    if value is None or value["val"].startswith("["):
-        return None  # nothing there, or already redacted
-    start, end = value.span("val")
-    found = value["val"]
-    if found[0] not in "\"'\\":
-        name_at = at - len(named.group(0)) + len(named["q"])
-        before = text[name_at - 1 : name_at]
+    name_at = at - len(named.group(0)) + len(named["q"])
+    before = text[name_at - 1 : name_at]
+    query = before in ("?", "&", ";")
+    lead = _LEAD.match(text, after)
+    if lead is not None and text.startswith("[", lead.end()):
+        return None  # already redacted (or a list)
+    if lead is not None and _PLAIN.match(text, lead.end()):
+        # unquoted: read once per run for all the names in it, and in a query string only up to its ``&``, ``;`` or
+        # ``#`` (read whole from each name, ``a=b&token=x&…`` cost the square of its length)
+        start, end = lead.end(), value_end(runs, lead.end(), query)
+        scheme, scheme_at = lead["scheme"], lead.start("scheme")
+        cut_already = query
+    else:
+        value = _VALUE.match(text, after)
+        if value is None or value["val"].startswith("["):
+            return None  # nothing there, or already redacted
+        start, end = value.span("val")
+        scheme, scheme_at = value["scheme"], value.start("scheme")
+        cut_already = False
+    quoted = text[start] in "\"'\\"
+    if not quoted:
         # ``a=1&b=2``, no spaces, each piece after a ``&`` a ``name=`` (``pw=ab&3-cd x`` is one password)
-        bare_query = before == "" and text[at] == "=" and start == after and _FORM_PIECES.fullmatch(found) is not None
-        if (before in ("?", "&", ";") or bare_query) and (cut := _QUERY_END.search(text, start, end)) is not None:
+        bare_query = (
+            before == "" and text[at] == "=" and start == after and _FORM_PIECES.fullmatch(text, start, end) is not None
+        )
+        if ((query and not cut_already) or bare_query) and (cut := _QUERY_END.search(text, start, end)) is not None:
             end = cut.start()  # a query string
-        while end > start and (
-            text[end - 1] in ",;" or (text[end - 1] in _CLOSERS and _unbalanced(text[start:end], text[end - 1]))
-        ):
-            end -= 1  # ``password: x, user: y``, ``(token: missing)``
-        found = text[start:end]
-        if not found:
+        end = runs.closed_end(start, end)  # ``password: x, user: y``, ``(token: missing)``
+        if end == start:
             return None
-        if is_url(found) and is_connection_name(name):
+        if is_connection_name(name) and is_url(text, start, end):
             return None  # ``DATABASE_URL=postgres://db:5432/x``: the URL's own password is scrubbed as a URL's
-    scheme_word = (value["scheme"] or "").strip().lower()
+    found = text[start:end]
+    scheme_word = (scheme or "").strip().lower()
     if (
         text[at] == ":"
         and not named["q"]
@@ -166,7 +176,7 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> Hit | None:
         return None  # a webhook's signature header before a word: ``no Stripe-Signature: header``, ``…: {sig}``
     if not azure:
         kind = {"bearer": "bearer", "basic": "basic_auth"}.get(scheme_word, kind)
-    if found[0] in "\"'\\":
+    if quoted:
         quote = 2 if found[0] == "\\" else 1
         if len(found) <= 2 * quote or is_placeholder(text, start + quote, end - quote):
             return None  # an empty value hides nothing; ``"none"``, ``"${TOKEN}"`` are no secret
@@ -183,7 +193,7 @@ def _assignment(text: str, match: re.Match[str], reverse: str) -> Hit | None:
         and not named["q"]
         and spaced
         and scheme_word in ("", "token")
-        and is_message(text, value.start("scheme") if scheme_word else start)
+        and is_message(text, scheme_at if scheme_word else start)
     ):
         return None  # ``secret: db-credentials not found``, ``csrf: token mismatch``: a status, not the value
     if text[at] == ":" and not named["q"] and name.lower() in _HEADERS:
@@ -356,7 +366,7 @@ def _scrub_once(text: str) -> str:
     if at_sign and b"://" in data:
         text = url_credentials(text)
     if b"a" * 16 in data.translate(_RUN_SHAPE) or b"earer" in lower or b"asic" in lower:
-        text = replace_hits(text, TOKENS, token_hit)
+        text = apply_hits(text, token_hits(text))
     if may_hold_form(text, lower_text := text.lower()):
         text = apply_hits(text, form_hits(text, lower_text))
     if may_hold_signed(lower_text):
@@ -364,7 +374,8 @@ def _scrub_once(text: str) -> str:
     if b":" in data or b"=" in data:
         reverse = text[::-1]
         if any(map(_secret_reversed, _NAMES_REVERSED.findall(reverse))):
-            text = replace_hits(text, _SEPARATOR, lambda t, m: _assignment(t, m, reverse))
+            runs = Runs(text)
+            text = replace_hits(text, _SEPARATOR, lambda t, m: _assignment(t, m, reverse, runs))
     if b"0" * 13 in data.translate(_DIGIT_SHAPE, _CARD_GAPS):
         text = scrub_cards(text)
     if b"secret" in lower or b"aws" in lower:

@@ -10,7 +10,9 @@ placeholder (``${OPENAI_API_KEY}``, ``environ['…']``, ``get_token(scope)``), a
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
+from afteraction.core.redact_runs import Runs
 from afteraction.core.redact_tokens import Hit, apply_hits, redaction
 from afteraction.core.secret_names import is_secret_name
 
@@ -72,10 +74,10 @@ def is_placeholder(text: str, start: int, end: int) -> bool:
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,30}://")
 
 
-def is_url(value: str) -> bool:
-    """Whether ``value`` starts as a URL does (``postgres://…``): under a secret name it is no secret itself, and
-    its own password is scrubbed as a URL's (``url_credentials``)."""
-    return _URL.match(value) is not None
+def is_url(value: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether ``value`` (or ``value[start:end]``, read in place) starts as a URL does (``postgres://…``): under a
+    secret name it is no secret itself, and its own password is scrubbed as a URL's (``url_credentials``)."""
+    return _URL.match(value, start, len(value) if end is None else end) is not None
 
 
 # --- URL userinfo ------------------------------------------------------------------------------------------------
@@ -85,28 +87,39 @@ _URL_USER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s/?#@:]*:")
 # an ``@`` that ends the userinfo: a host (and port) follows, then the path, query, fragment or the end
 _AT_HOST = re.compile(r"@(?=(?:[A-Za-z0-9._~%-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]*)?(?:[/?#\"'<>),;\s]|\Z))")
 _QUERY = re.compile(r"[?&][\w%.-]+=")
+_NOT_SPACE = re.compile(r"\S*")
 
 
 def url_credentials(text: str) -> str:
     """``text`` with the userinfo of each URL replaced (``postgres://[REDACTED:url_credentials]@db/app``). The
     password may hold ``/``, ``#``, ``?`` or ``@``: the userinfo ends at the last ``@`` that a host follows, before
-    the query starts (``pw@host/?email=bob@example.com`` keeps the e-mail's ``@`` out of it)."""
+    the query starts (``pw@host/?email=bob@example.com`` keeps the e-mail's ``@`` out of it).
+
+    The ``@`` and query names of a run without spaces are found once for all the URLs in it, and each URL's end is
+    looked up among them (searched again for each URL and each ``@``, ``http://u:p@`` repeated cost the cube of its
+    length)."""
     hits: list[Hit] = []
+    runs = Runs(text)
+    read = -1  # the end of the run whose ``@`` and query names were found
+    ats: list[int] = []
+    queries: list[int] = []  # where each query name starts
+    query_ends: list[int] = []
     for match in _URL_USER.finditer(text):
         if hits and match.start() < hits[-1][1]:
             continue
         start = match.group(0).index("://") + 3 + match.start()
-        run_end = match.end()
-        while run_end < len(text) and not text[run_end].isspace():
-            run_end += 1
-        end = -1
-        for at in _AT_HOST.finditer(text, match.end(), run_end):
-            if _QUERY.search(text, match.end(), at.start()):
-                break
-            end = at.start()
-        if end < 0:
+        run_end = runs.end(_NOT_SPACE, match.end())
+        if run_end != read:
+            read = run_end
+            ats = [at.start() for at in _AT_HOST.finditer(text, match.end(), run_end)]
+            found = list(_QUERY.finditer(text, match.end(), run_end))
+            queries, query_ends = [query.start() for query in found], [query.end() for query in found]
+        first_query = bisect_left(queries, match.end())  # the userinfo ends before the query starts
+        before = query_ends[first_query] if first_query < len(queries) else run_end + 1
+        last = bisect_left(ats, before) - 1
+        if last < 0 or ats[last] < match.end():
             continue
-        hits.append((start, end, redaction("url_credentials")))
+        hits.append((start, ats[last], redaction("url_credentials")))
     return apply_hits(text, hits)
 
 
@@ -207,9 +220,12 @@ _VAL = r"(?:\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s\"'|;&<>]+))"
 _FLAG = re.compile(r"(?<![\w-])--(?P<name>[A-Za-z][\w-]{1,40})[ \t]+(?!-)" + _VAL)
 _MYSQL = re.compile(r"\bmysql(?:dump|admin|import|check|slap|sh)?\b[^\n|;&]*", re.IGNORECASE)
 _MYSQL_P = re.compile(r"(?<![\w-])-p(?![ \t])" + _VAL)
-_CURL_USER = re.compile(
-    r"\bcurl\b[^\n|;&]*?(?<![\w-])(?:-u[ \t]*|--user[ \t=][ \t]*)[\"']?[^\s:\"']*:(?P<bare>[^\s\"']+)"
-)
+# ``curl … -u user:password`` in one command (up to a ``|``, ``;``, ``&`` or the line's end): see ``_curl_spans``
+_CURL = re.compile(r"\bcurl\b")
+_COMMAND = re.compile(r"[^\n|;&]*")
+_CURL_USER = re.compile(r"(?<![\w-])(?:-u[ \t]*|--user[ \t=][ \t]*)[\"']?")
+_USER = re.compile(r"[^\s:\"']*")
+_PASSWORD = re.compile(r"[^\s\"']*")
 _SQL = re.compile(
     r"(?i:\bidentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by(?:[ \t]+password)?|\bpassword)[ \t]+"
     r"(?:'(?P<sq>(?:[^'\n]|'')*)'|\"(?P<dq>[^\"\n]*)\")"
@@ -272,6 +288,41 @@ def _value_span(text: str, match: re.Match[str]) -> tuple[int, int] | None:
     return None
 
 
+def _curl_spans(text: str) -> list[tuple[int, int]]:
+    """The passwords of ``curl -u user:password`` (``--user``): after each ``curl``, its first ``-u`` in the same
+    command that a ``user:password`` follows. A command's ``-u`` flags are read once for all the ``curl`` in it, and
+    each flag's user and password runs once for all flags (searched again from each ``curl`` to the end of its line,
+    ``curl -u `` repeated on a line cost 15 s for 64 KiB)."""
+    runs = Runs(text)
+    spans: list[tuple[int, int]] = []
+    none_from, none_to = -1, -1  # a span of a command read last where no ``-u`` has a password after it
+    at = 0
+    while (curl := _CURL.search(text, at)) is not None:
+        command_end = runs.end(_COMMAND, curl.end(), "command")
+        found = None
+        if not (none_from <= curl.end() and none_to == command_end):
+            found = _curl_password(text, runs, curl.end(), command_end)
+            none_from, none_to = (curl.end(), command_end) if found is None else (-1, -1)
+        if found is None:
+            at = curl.start() + 1
+            continue
+        if not is_placeholder(text, *found):
+            spans.append(found)
+        at = found[1]
+    return spans
+
+
+def _curl_password(text: str, runs: Runs, start: int, end: int) -> tuple[int, int] | None:
+    """The password of the first ``-u user:password`` that starts between ``start`` and ``end``."""
+    for flag in _CURL_USER.finditer(text, start, end):
+        user_end = runs.end(_USER, flag.end(), "user")
+        if text.startswith(":", user_end):
+            password_end = runs.end(_PASSWORD, user_end + 1, "password")
+            if password_end > user_end + 1:
+                return user_end + 1, password_end
+    return None
+
+
 def form_hits(text: str, lower: str) -> list[Hit]:
     """The secrets ``text`` holds in these forms, as spans to replace, in order and not overlapping."""
     named: list[re.Pattern[str]] = []  # a secret when the name their match holds is secret
@@ -286,9 +337,7 @@ def form_hits(text: str, lower: str) -> list[Hit]:
         plain.append(_SQL)
     if "assword" in lower and ("machine" in lower or "login" in lower):
         plain.append(_NETRC)
-    if "curl" in lower:
-        plain.append(_CURL_USER)
-    spans: list[tuple[int, int]] = []
+    spans: list[tuple[int, int]] = _curl_spans(text) if "curl" in lower else []
     for command in _PROGRAM.finditer(text):  # ``docker login -u deploy -p X``: the program's own flags only
         flags = PASSWORD_FLAGS[" ".join(command["program"].split())]
         for match in _SHORT_FLAG.finditer(text, command.start(), command.end()):

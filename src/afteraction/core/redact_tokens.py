@@ -1,7 +1,9 @@
 """Secrets known by their own shape: provider credentials (``sk-…``, ``ghp_…``, ``AKIA…``, ``gsk_…``, webhook
 URLs, …), HTTP ``Bearer``/``Basic`` credentials, and card numbers (a brand's prefix and length, and the Luhn check).
 
-``core.redact`` runs these scans after its cheap checks; ``replace_hits`` is the scan loop it shares with them.
+``core.redact`` runs these scans after its cheap checks; ``replace_hits`` is the scan loop it shares with them. The
+shapes themselves are in ``core.redact_shapes``; ``token_hits`` reads each candidate's body once per run
+(``core.redact_runs``), so that the scan costs time in proportion to the text.
 """
 
 from __future__ import annotations
@@ -12,9 +14,21 @@ import re
 from collections.abc import Callable
 from itertools import accumulate
 
+from afteraction.core.redact_runs import TokenRuns
+from afteraction.core.redact_shapes import OTHER_HEADS, TOKEN_PREFIXES, TOKENS
 from afteraction.core.secret_names import name_words
 
-__all__ = ["CARD_SEPARATORS", "TOKENS", "Hit", "apply_hits", "redaction", "replace_hits", "scrub_cards", "token_hit"]
+__all__ = [
+    "CARD_SEPARATORS",
+    "TOKENS",
+    "Hit",
+    "apply_hits",
+    "redaction",
+    "replace_hits",
+    "scrub_cards",
+    "token_hit",
+    "token_hits",
+]
 
 
 def redaction(kind: str) -> str:
@@ -24,73 +38,6 @@ def redaction(kind: str) -> str:
 
 Hit = tuple[int, int, str]  # replace text[start:end] with the string
 
-TOKENS = re.compile(
-    # each alternative starts with a literal, mostly a rare one (the ``-`` of ``sk-``, the ``J`` of ``eyJ``), so the
-    # engine skips in C to the next possible start; ``token_hit`` finds where the token really begins
-    "|".join(
-        (
-            r"-(?<=sk-)[A-Za-z0-9_-]{20,}",  # OpenAI (sk-, sk-proj-, ...), Anthropic (sk-ant-)
-            r"-(?<=glpat-)[A-Za-z0-9_-]{20,}",  # GitLab
-            r"-(?<=glptt-)[A-Za-z0-9_-]{20,}",
-            r"-(?<=gl[dr]t-)[A-Za-z0-9_-]{20,}",
-            r"-(?<=xox[abposre]-)[A-Za-z0-9-]{11,}",  # Slack
-            r"-(?<=xapp-)[A-Za-z0-9-]{20,}",
-            r"-(?<=xai-)[A-Za-z0-9]{32,}",  # xAI
-            r"-(?<=pplx-)[A-Za-z0-9]{32,}",  # Perplexity
-            r"-(?<=GOCSPX-)[A-Za-z0-9_-]{20,}",  # Google OAuth client secret
-            r"-(?<=pypi-)AgE[A-Za-z0-9_-]{40,}",  # PyPI
-            r"_(?<=[sr]k_)(?:live|test)_[0-9A-Za-z]{16,}",  # Stripe
-            r"_(?<=whsec_)[A-Za-z0-9]{24,}",
-            r"_(?<=gh[pousr]_)[A-Za-z0-9]{30,}",  # GitHub
-            r"_(?<=github_)pat_[A-Za-z0-9_]{30,}",
-            r"_(?<=hf_)[A-Za-z0-9]{30,}",  # Hugging Face
-            r"_(?<=npm_)[A-Za-z0-9]{36}",  # npm
-            r"_(?<=gsk_)[A-Za-z0-9]{32,}",  # Groq
-            r"_(?<=r8_)[A-Za-z0-9]{30,}",  # Replicate
-            r"_(?<=lsv2_)(?:pt|sk)_[A-Za-z0-9_]{20,}",  # LangSmith
-            r"_(?<=pcsk_)[A-Za-z0-9_]{30,}",  # Pinecone
-            r"_(?<=shp(?:at|ss|ca|pa)_)[A-Fa-f0-9]{32}",  # Shopify
-            r"_(?<=do[opr]_v1_)[a-f0-9]{64}",  # DigitalOcean
-            r"_(?<=ntn_)[A-Za-z0-9]{40,}",  # Notion
-            r"_(?<=dckr_)pat_[A-Za-z0-9_-]{20,}",  # Docker Hub
-            r"_(?<=glsa_)[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",  # Grafana service account
-            r"_(?<=lin_)api_[A-Za-z0-9]{30,}",  # Linear
-            r"_(?<=figd_)[A-Za-z0-9_-]{30,}",  # Figma
-            r"_(?<=sbp_)[a-f0-9]{40}",  # Supabase
-            r"_(?<=nfp_)[A-Za-z0-9]{30,}",  # Netlify
-            r"-(?<=PMAK-)[a-f0-9]{24}-[a-f0-9]{34}",  # Postman
-            r"-(?<=NRAK-)[A-Z0-9]{27}",  # New Relic
-            r"-(?<=tskey-)(?:auth|api|client)-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}",  # Tailscale
-            r"-(?<=AGE-)SECRET-KEY-1[0-9A-Z]{50,}",  # age
-            r"L(?=S0tLS1CRUdJTi)[A-Za-z0-9+/]{60,}={0,2}",  # a PEM block in base64 (``kubectl get secret -o yaml``)
-            r"\.(?<=ya29\.)[A-Za-z0-9_-]{20,}",  # Google OAuth access token
-            r"\.(?<=hvs\.)[A-Za-z0-9_-]{24,}",  # HashiCorp Vault
-            r"p(?<=dap)i[a-f0-9]{32}(?![A-Za-z0-9])",  # Databricks
-            r":(?<=[0-9]{8}:)AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])",  # Telegram bot
-            r"/(?<=hooks\.slack\.com/)(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}",  # Slack webhook
-            r"/(?:(?<=discord\.com/api/)|(?<=discordapp\.com/api/))webhooks/[0-9]{8,20}/[A-Za-z0-9_-]{40,}",
-            # Google; AWS access key id; Atlassian
-            r"A(?:Iza[0-9A-Za-z_-]{35}|(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}(?![A-Za-z0-9])|TATT[A-Za-z0-9_=-]{20,})",
-            r"S(?:G\.[A-Za-z0-9_-]{16,128}\.[A-Za-z0-9_-]{16,}|K[0-9a-f]{32}(?![A-Za-z0-9]))",  # SendGrid; Twilio
-            r"J(?<=eyJ)[A-Za-z0-9_-]{13,2048}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",  # JWT (its header holds "alg")
-            r"B(?:earer|EARER|asic|ASIC)[ \t]+[A-Za-z0-9._~+/=-]{8,}",  # HTTP auth schemes in text
-            r"b(?:earer|asic)[ \t]+[A-Za-z0-9._~+/=-]{8,}",
-        )
-    )
-)
-# what stands before the anchor character of each token that starts before it (longest first: ``gsk`` before ``sk``)
-_TOKEN_PREFIXES = {
-    "-": tuple("GOCSPX glpat glptt gldt glrt pplx pypi xapp tskey PMAK NRAK AGE xai sk".split())
-    + tuple(f"xox{c}" for c in "abposre"),
-    "_": tuple(
-        "github whsec shpat shpss shpca shppa dop_v1 doo_v1 dor_v1 lsv2 pcsk dckr glsa figd lin sbp nfp gsk npm ntn "
-        "r8 sk rk hf".split()
-    )
-    + tuple(f"gh{c}" for c in "pousr"),
-    ".": ("ya29", "hvs"),
-    "J": ("ey",),
-    "p": ("da",),
-}
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
 
@@ -124,8 +71,10 @@ def _token_start(text: str, at: int, prefixes: tuple[str, ...]) -> int | None:
     return None  # ``mask-...``, ``task_...``
 
 
-def token_hit(text: str, match: re.Match[str]) -> Hit | None:
-    """The span to replace for a ``TOKENS`` candidate, or None when it is not a credential after all."""
+def token_hit(text: str, match: re.Match[str], scan: TokenRuns | None = None) -> Hit | None:
+    """The span to replace for a ``TOKENS`` candidate, or None when it is not a credential after all; ``scan`` keeps
+    what earlier candidates of the same text read (``token_hits``)."""
+    scan = TokenRuns(text) if scan is None else scan
     start, end = match.span()
     found = match.group(0)
     anchor = found[0]
@@ -139,7 +88,7 @@ def token_hit(text: str, match: re.Match[str]) -> Hit | None:
             return None
         if text.endswith("bot", 0, start):  # ``api.telegram.org/bot<token>/…``
             return start, end, redaction("api_key")
-    elif (prefixes := _TOKEN_PREFIXES.get(anchor)) is not None:  # the match starts inside the token
+    elif (prefixes := TOKEN_PREFIXES.get(anchor)) is not None:  # the match starts inside the token
         found_start = _token_start(text, start, prefixes)
         if found_start is None:
             return None
@@ -154,17 +103,46 @@ def token_hit(text: str, match: re.Match[str]) -> Hit | None:
             kind, secret = "basic_auth", _is_basic_credential(cred)
         return (end - len(cred), end, redaction(kind)) if secret else None
     if anchor == "J":
-        return start, end, redaction("jwt")
+        jwt_end = scan.jwt_end(end)
+        return None if jwt_end is None else (start, jwt_end, redaction("jwt"))
     if anchor == "L":  # base64 of a PEM block: a private key's only (a certificate is public)
-        head = base64.b64decode(found[:64], validate=False)
+        end = scan.base64_end(end)
+        quads = (min(end, start + 64) - start) // 4 * 4  # whole quads: 61 to 63 characters raised "Incorrect padding"
+        head = base64.b64decode(text[start : start + quads], validate=False)
         return (start, end, redaction("private_key")) if b"PRIVATE KEY" in head else None
     if anchor == "A" and found[1] in "KSBC":
         return start, end, redaction("aws_key")
-    if text.startswith("sk-", start) or found.startswith("SK"):
+    if text.startswith("sk-", start):
+        end = scan.body_end(end)
+        if not scan.mixed(match.end(), end):
+            scan.unmixed = end
+            return None  # ``sk-learn-compatible-estimator``
+    elif found.startswith("SK"):
         body = found[1:]
         if not (any(c.isdigit() for c in body) and any(c.isalpha() for c in body)):
-            return None  # ``sk-learn-compatible-estimator``
+            return None
     return start, end, redaction("api_key")
+
+
+def token_hits(text: str) -> list[Hit]:
+    """The credentials ``TOKENS`` finds in ``text``, as spans to replace, as ``replace_hits`` finds them; but after a
+    ``sk-`` candidate without digits or letters, the scan goes on at the next head of another token in its run (or
+    at the run's end): a ``sk-`` further in it has none either (``sk-sk-sk-…`` cost 7 s a MiB, read one by one)."""
+    scan = TokenRuns(text)
+    hits: list[Hit] = []
+    match = TOKENS.search(text)
+    while match is not None:
+        found = token_hit(text, match, scan)
+        if found is not None:
+            hits.append(found)
+            match = TOKENS.search(text, max(found[1], match.start() + 1))
+            continue
+        at = match.start() + 1
+        if scan.unmixed > at:
+            head = OTHER_HEADS.search(text, at, scan.unmixed)
+            at = scan.unmixed if head is None else head.start()
+        match = TOKENS.search(text, at)
+    return hits
 
 
 def replace_hits(text: str, pattern: re.Pattern[str], hit: Callable[[str, re.Match[str]], Hit | None]) -> str:
@@ -172,6 +150,10 @@ def replace_hits(text: str, pattern: re.Pattern[str], hit: Callable[[str, re.Mat
 
     A candidate ``hit`` rejects is searched again from its next character, so that a secret inside it is
     still found (``Basic AKIA…``: not a Basic credential, but an AWS key)."""
+    return apply_hits(text, _hits(text, pattern, hit))
+
+
+def _hits(text: str, pattern: re.Pattern[str], hit: Callable[[str, re.Match[str]], Hit | None]) -> list[Hit]:
     hits: list[Hit] = []
     match = pattern.search(text)
     while match is not None:
@@ -181,7 +163,7 @@ def replace_hits(text: str, pattern: re.Pattern[str], hit: Callable[[str, re.Mat
             continue
         hits.append(found)
         match = pattern.search(text, max(found[1], match.start() + 1))
-    return apply_hits(text, hits)
+    return hits
 
 
 def apply_hits(text: str, hits: list[Hit]) -> str:

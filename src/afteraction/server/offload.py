@@ -7,8 +7,9 @@ one, and each holds what it decoded: up to ~30 times the body's bytes (those 16 
 ~0.45 GB of Python objects). So at most ``AT_ONCE`` bodies of one tenant are worked on at once
 per event loop (``in_turn``), ``AT_ONCE + SPARE`` of all tenants, and a request over that waits its
 turn holding only its bytes: forty large requests at once cost two or three bodies' worth of
-objects, not forty. ``off_loop`` does a body of at most ``INLINE_BYTES`` right on the loop: well
-under a millisecond, less than the hop to a thread.
+objects, not forty. ``off_loop`` does a body of at most ``INLINE_BYTES`` right on the loop: an ordinary
+event in ~0.1 ms, less than the hop to a thread (0.3-0.4 ms); a 4 KiB body made to be slow to scrub in
+up to ~5 ms (docs/server.md).
 
 The turns are not first come, first served across tenants, or one tenant's large bodies would
 hold up every other tenant's ingest. Each tenant waits in a queue of its own; a freed turn goes to
