@@ -135,3 +135,26 @@ def test_every_deletion_route_names_the_501_of_an_append_only_deployment() -> No
     for path in ("/sessions/{session_id}", "/experience/lessons/{lesson_id}", "/experience/users/{user}/lessons"):
         answer = OPERATIONS[(path, "delete")]["responses"]["501"]
         assert "does not delete" in answer["description"]
+
+
+def test_the_document_states_the_bounds_of_the_limits_the_app_runs_with(app: Starlette) -> None:
+    """``create_app(limits=…)``: its document bounds every list's ``limit`` and a batch's events by those limits
+    (it stated ``Limits()``'s 500 and 10000 whatever the app took), and the app refuses just past them."""
+    http = TestClient(app)
+    document = http.get("/openapi.json").json()
+    bounds = {
+        (path, method): parameter["schema"]["maximum"]
+        for path, operations in document["paths"].items()
+        for method, operation in operations.items()
+        for parameter in operation.get("parameters", ())
+        if parameter["name"] == "limit"
+    }
+    assert len(bounds) >= 3 and set(bounds.values()) == {LIMITS.page}
+    batch = document["paths"]["/events/batch"]["post"]["requestBody"]["content"]
+    assert {media["schema"]["maxItems"] for media in batch.values()} == {LIMITS.batch_events}
+    for path, method in bounds:
+        if method == "get" and "{" not in path:
+            scope = {"app": "support", "project": "refunds"} if path.startswith("/experience") else {}
+            assert http.get(path, params={**scope, "limit": LIMITS.page}).status_code == 200, path
+            refused = http.get(path, params={**scope, "limit": LIMITS.page + 1})
+            assert refused.status_code == 400 and refused.json()["errors"][0]["field"] == "limit", path

@@ -211,7 +211,7 @@ def create_app(
                 *otlp.routes(service),
                 *experience.routes(service),
                 *health.routes(service),
-                *openapi.routes(__version__),
+                *openapi.routes(__version__, service.limits),
                 *extra,
             ]
         ),

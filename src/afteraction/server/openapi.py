@@ -4,10 +4,10 @@ It is data, kept beside the routes, and a client generator may take it literally
 each operation names the media types the server answers with and the shape of each (an export's
 JSON array, CSV or NDJSON; ``/metrics``' Prometheus text; OTLP's protobuf when the request was
 protobuf), and each parameter and body states the rules the server refuses a request for, with the
-bounds read from the code's constants (``openapi_schemas``). ``tests/server/test_openapi.py``
-checks that it names exactly the routes the app serves; ``tests/server/test_openapi_conformance.py``
-holds the server to it (answers validate against it; requests generated from it are refused only
-for a rule it states). A new route is added here in the same change.
+bounds read from the code's constants (``openapi_schemas``) and from the app's ``Limits``.
+``tests/server/test_openapi.py`` checks that it names exactly the routes the app serves;
+``tests/server/test_openapi_conformance.py`` holds the server to it (answers validate against it;
+requests generated from it are refused only for a rule it states). A new route is added here in the same change.
 
 The document describes the app that serves it: without API keys (``serve --dev``) it lists no
 ``/admin`` route, no bearer security and no 401.
@@ -15,12 +15,14 @@ The document describes the app that serves it: without API keys (``serve --dev``
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from afteraction.server.common import Limits
 from afteraction.server.metrics import PROMETHEUS
 from afteraction.server.openapi_experience import EXPERIENCE_OPERATIONS
 from afteraction.server.openapi_parts import (
@@ -234,8 +236,9 @@ _ABOUT = (
 )
 
 
-def document(version: str, *, keys: bool = True) -> Schema:
-    """The document of an app with API keys, or without (``keys`` False: no ``/admin`` routes, no security, no 401)."""
+def document(version: str, *, keys: bool = True, limits: Limits = LIMITS) -> Schema:
+    """The document of an app with API keys, or without (``keys`` False: no ``/admin`` routes, no security, no 401),
+    stating the bounds of the app's ``limits``."""
     paths: dict[str, dict[str, Schema]] = {}
     for (path, method), operation in OPERATIONS.items():
         if not keys:
@@ -249,7 +252,7 @@ def document(version: str, *, keys: bool = True) -> Schema:
     found: Schema = {
         "openapi": "3.1.0",
         "info": {"title": "afteraction", "version": version, "description": _ABOUT},
-        "paths": paths,
+        "paths": _limited(paths, limits),
         "components": COMPONENTS,
     }
     if keys:
@@ -258,18 +261,34 @@ def document(version: str, *, keys: bool = True) -> Schema:
     return found
 
 
+def _limited(paths: dict[str, dict[str, Schema]], limits: Limits) -> dict[str, dict[str, Schema]]:
+    """``paths`` bounded by ``limits``: every list's ``limit`` and a batch's events (``OPERATIONS`` states the bounds
+    of ``Limits()``, what ``serve`` runs with; ``create_app(limits=…)`` may set others)."""
+    if limits == LIMITS:
+        return paths
+    found = copy.deepcopy(paths)
+    for operations in found.values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", ()):
+                if parameter["in"] == "query" and parameter["name"] == "limit":
+                    parameter["schema"]["maximum"] = limits.page
+    for content in found["/events/batch"]["post"]["requestBody"]["content"].values():
+        content["schema"]["maxItems"] = limits.batch_events
+    return found
+
+
 def serves_keys(app: Any) -> bool:
     """Whether ``app`` (the Starlette app answering) runs with API keys: it serves the ``/admin`` routes then."""
     return any(str(getattr(route, "path", "")).startswith(_KEYED_ONLY) for route in getattr(app, "routes", ()))
 
 
-def routes(version: str) -> list[Route]:
+def routes(version: str, limits: Limits = LIMITS) -> list[Route]:
     built: dict[bool, JSONResponse] = {}
 
     async def openapi(request: Request) -> JSONResponse:
         keys = serves_keys(request.app)
         if keys not in built:
-            built[keys] = JSONResponse(document(version, keys=keys))
+            built[keys] = JSONResponse(document(version, keys=keys, limits=limits))
         return built[keys]
 
     return [Route("/openapi.json", openapi, methods=["GET"])]
