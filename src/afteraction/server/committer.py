@@ -8,7 +8,10 @@ previous transaction commits and the next transaction takes them all: the cost o
 shared, and the event loop never blocks on the database.
 
 When a shared transaction fails, each request in it is tried again on its own, so one request
-that cannot be stored does not fail the others; the error of that one goes to its request.
+that cannot be stored does not fail the others; the error of that one goes to its request. Each
+is answered as soon as its own try ends, and once two requests in a row fail on their own as the
+group did (the store's failure, not a request's: a write lock another process holds, a database
+gone) the rest get that error at once instead of each waiting out the same failure in turn.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from afteraction.model import Event
 from afteraction.store.events import EventStore
 
 __all__ = ["Committer"]
+
+#: Tries on their own, in a row, that fail as their group did: then the store failed, not a request.
+_STORE_FAILED = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,16 +120,43 @@ class Committer:
         try:
             results: Sequence[list[bool] | BaseException] = self.store.add_groups([(j.tenant, j.events) for j in jobs])
         except Exception as exc:
-            results = [exc] if len(jobs) == 1 else [self._alone(job) for job in jobs]
-        answers: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[list[bool]], Any]]] = {}
-        for job, result in zip(jobs, results, strict=True):
-            answers.setdefault(job.loop, []).append((job.future, result))
-        for loop, pairs in answers.items():  # one wake-up of each event loop per transaction
-            with suppress(RuntimeError):  # the loop closed: nobody is waiting any more
-                loop.call_soon_threadsafe(_answer_all, pairs)
+            if len(jobs) == 1:
+                results = [exc]
+            else:
+                self._one_by_one(jobs, exc)
+                return
+        _send(jobs, results)
+
+    def _one_by_one(self, jobs: list[_Job], failure: Exception) -> None:
+        """Each job on its own, answered when its try ends. When two in a row fail as the group did, the failure is
+        the store's (one request's own fault fails its own try only), and the rest get it without trying: each try
+        would wait it out again."""
+        repeated = 0
+        for i, job in enumerate(jobs):
+            result = self._alone(job)
+            _send([job], [result])
+            repeated = repeated + 1 if isinstance(result, Exception) and _same(result, failure) else 0
+            if repeated == _STORE_FAILED:
+                _send(jobs[i + 1 :], [result] * (len(jobs) - i - 1))
+                return
 
     def _alone(self, job: _Job) -> list[bool] | BaseException:
+        self.transactions += 1
         try:
             return self.store.add_many(job.tenant, job.events)
         except Exception as exc:
             return exc
+
+
+def _same(one: Exception, other: Exception) -> bool:
+    return type(one) is type(other) and str(one) == str(other)
+
+
+def _send(jobs: Sequence[_Job], results: Sequence[list[bool] | BaseException]) -> None:
+    """Answer each job, with one wake-up of each event loop."""
+    answers: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[list[bool]], Any]]] = {}
+    for job, result in zip(jobs, results, strict=True):
+        answers.setdefault(job.loop, []).append((job.future, result))
+    for loop, pairs in answers.items():
+        with suppress(RuntimeError):  # the loop closed: nobody is waiting any more
+            loop.call_soon_threadsafe(_answer_all, pairs)
