@@ -22,8 +22,13 @@ import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from starlette.testclient import TestClient
 
+from afteraction.errors import ValidationError
+from afteraction.model._check import name as checked_name
 from afteraction.server import Limits
 from afteraction.server.openapi import OPERATIONS, document
+from afteraction.server.openapi_parts import SCOPE_LIST
+from afteraction.server.openapi_schemas import NAME
+from afteraction.store.keys import parse_scopes
 from tests.server.keyed import Keyed, bearer, keyed
 
 EVENT = {"specversion": "0.2.0", "source": "probe", "trace_id": "t1", "session_id": "s1", "payload": {}}
@@ -272,3 +277,49 @@ def test_lesson_list_bounds_are_the_servers(server: Server) -> None:
             assert server.call("GET", L, params={**SCOPE, name: edge}).status_code == 200, (name, edge)
             refused = server.call("GET", L, params={**SCOPE, name: past})
             assert refused.status_code == 400 and refused.json()["errors"][0]["field"] == name, (name, past)
+
+
+def _patterns(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "pattern" and isinstance(value, str):
+                yield value
+            else:
+                yield from _patterns(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _patterns(value)
+
+
+def test_the_patterns_mean_the_same_in_every_regex_engine() -> None:
+    """JSON Schema reads a pattern as ECMA-262, whose ``\\s`` holds U+FEFF and not U+0085 or U+001C–U+001F
+    (Python's the reverse): the document refused `app=a\\ufeff`, which the server takes. No class escape whose
+    meaning differs by engine is used; white space is spelled out as ``str.strip`` has it."""
+    patterns = set(_patterns(document("test")))
+    assert patterns
+    for pattern in patterns:
+        assert not re.search(r"(?<!\\)(?:\\\\)*\\[sSdDwWbB]", pattern), pattern
+
+
+def test_a_name_and_a_scope_list_are_refused_by_the_document_as_by_the_server() -> None:
+    """Every character of the Basic Multilingual Plane's first 12,544 (and U+FEFF, U+205F, an emoji) at either end
+    and inside a scope name and a key's scope list: the pattern (read as jsonschema reads it, ``re.search``) takes
+    exactly what the server does."""
+    characters = [chr(c) for c in range(0x3100)] + ["\ufeff", "\u205f", "\U0001f600"]
+    differ = []
+    for character in characters:
+        for value in (f"a{character}", f"{character}a", f"a{character}b"):
+            if bool(re.search(NAME["pattern"], value)) != _takes(lambda v: checked_name(v, "app"), value):
+                differ.append(value)
+        for value in (f"read{character}", f"{character}read, write", f"read,{character}write"):
+            if bool(re.search(SCOPE_LIST, value)) != _takes(parse_scopes, value):
+                differ.append(value)
+    assert not differ, differ[:20]
+
+
+def _takes(check: Any, value: str) -> bool:
+    try:
+        check(value)
+    except ValidationError:
+        return False
+    return True

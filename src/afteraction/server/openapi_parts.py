@@ -5,7 +5,7 @@ from __future__ import annotations
 from afteraction.model import EVENT_TYPES
 from afteraction.server.common import Limits
 from afteraction.server.export import FORMATS
-from afteraction.server.openapi_schemas import ID, NAME, STRING, Schema, closed
+from afteraction.server.openapi_schemas import END, ID, NAME, SPACE, STRING, Schema, closed
 from afteraction.server.openapi_schemas import obj as _object
 from afteraction.server.openapi_schemas import ref as _ref
 from afteraction.server.otlp import PROTOBUF
@@ -83,7 +83,7 @@ READ = (400, 401, 403, 404, 429)
 WRITE = (400, 401, 403, 404, 413, 415, 429)
 PUBLIC: list[Schema] = []  # no API key needed
 SCOPE_NAME = f"(?:{'|'.join(SCOPES)})"
-SCOPE_LIST = rf"^[\s,]*{SCOPE_NAME}(?:\s*,[\s,]*{SCOPE_NAME})*[\s,]*$"  # ``store.keys.parse_scopes``
+SCOPE_LIST = rf"^[{SPACE},]*{SCOPE_NAME}(?:[{SPACE}]*,[{SPACE},]*{SCOPE_NAME})*[{SPACE},]*{END}"  # ``parse_scopes``
 ENV = {"type": "object", "additionalProperties": STRING}
 DISPOSITION = {"content-disposition": {"schema": STRING, "description": 'attachment; filename="….json"'}}
 EXPORT = {

@@ -18,8 +18,10 @@ from afteraction.model.scope import Scope, Status
 
 __all__ = [
     "COMPONENTS",
+    "END",
     "ID",
     "NAME",
+    "SPACE",
     "STRING",
     "Schema",
     "closed",
@@ -32,12 +34,15 @@ __all__ = [
 Schema = dict[str, Any]
 
 _CONTROL = r"\x00-\x1f\x7f"
-#: White space as ``str.strip`` has it, whatever a regex engine's ``\s`` holds (ASCII only, or not U+0085).
-_SPACE = r"\s\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+#: White space as ``str.strip`` has it (``str.isspace``), spelled out: a regex engine's ``\s`` differs by engine
+#: (ECMA-262's, which JSON Schema names, holds U+FEFF and not U+0085 or U+001C–U+001F; Python's the reverse).
+SPACE = r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 #: Not blank, no control character (``server.common.path_id``, ``Event``'s ids).
-_ID_PATTERN = rf"^[^{_CONTROL}]*[^{_SPACE}{_CONTROL}][^{_CONTROL}]*$"
+#: The end of the text in both engines: Python's ``$`` also matches before a last ``\n`` (``a\n`` passed).
+END = r"$(?!\n)"
+_ID_PATTERN = rf"^[^{_CONTROL}]*[^{SPACE}{_CONTROL}][^{_CONTROL}]*{END}"
 #: ``model._check.name``: not blank, no control character, no whitespace at either end.
-_NAME_PATTERN = rf"^[^{_SPACE}{_CONTROL}](?:[^{_CONTROL}]*[^{_SPACE}{_CONTROL}])?$"
+_NAME_PATTERN = rf"^[^{SPACE}{_CONTROL}](?:[^{_CONTROL}]*[^{SPACE}{_CONTROL}])?{END}"
 
 STRING: Schema = {"type": "string"}
 ID: Schema = {"type": "string", "minLength": 1, "maxLength": MAX_ID, "pattern": _ID_PATTERN}
@@ -55,7 +60,7 @@ def ref(name: str) -> Schema:
 def text(limit: int = MAX_TEXT, *, blank: bool = False) -> Schema:
     """``model._check.text``: at most ``limit`` characters; not blank unless ``blank``."""
     found: Schema = {"type": "string", "maxLength": limit}
-    return found if blank else {**found, "minLength": 1, "pattern": f"[^{_SPACE}]"}
+    return found if blank else {**found, "minLength": 1, "pattern": f"[^{SPACE}]"}
 
 
 def name(limit: int) -> Schema:
