@@ -163,6 +163,35 @@ def test_a_revocation_at_the_source_arrives_after_outcomes_at_the_destination(tm
     assert imported(tmp_path / "later.jsonl", destination)["updated"] == 0
 
 
+def test_a_revocation_at_the_destination_holds_over_a_staleness_at_the_source_changed_later(
+    tmp_path: Path, destination: str
+) -> None:
+    """h30: marked stale at the source, then revoked at the destination, then an outcome at the source: the import
+    took the source's stale (its copy changed later), and one good outcome made the harmful lesson Validated again."""
+    source = str(tmp_path / "source.db")
+    with aa.Memory.open(source, embedder=None) as mem:
+        lesson = make_experience(TASK, scope=SCOPE)
+        assert mem.add(lesson)
+    imported(export(source, tmp_path / "first.jsonl"), destination)
+    with aa.Memory.open(source, embedder=None) as mem:
+        mem.set_status(lesson.id, "stale", scope=SCOPE, reason="the feed moved")
+    with aa.Memory.open(destination, embedder=None) as mem:
+        mem.set_status(lesson.id, "revoked", scope=SCOPE, reason="harmful: double refunds")
+    with aa.Memory.open(source, embedder=None) as mem:
+        mem.record_outcome(lesson.id, scope=SCOPE, success=False, key="run-9")  # a failure: still stale there
+    imported(export(source, tmp_path / "later.jsonl"), destination)
+    with aa.Memory.open(destination, embedder=None) as mem:
+        kept = mem.get(lesson.id, scope=SCOPE)
+        assert (kept.status, kept.status_reason, kept.contradicting) == (
+            aa.Status.REVOKED,
+            "harmful: double refunds",
+            1,
+        )
+        mem.record_outcome(lesson.id, scope=SCOPE, success=True, key="run-10")
+        assert mem.get(lesson.id, scope=SCOPE).status is aa.Status.REVOKED
+    assert not injected(destination)
+
+
 def test_a_line_whose_times_are_null_is_undated_too(tmp_path: Path) -> None:
     """h26 #4: ``null`` is absent for every optional field; it read as dated now and replaced the stored copy."""
     db = str(tmp_path / "s.db")

@@ -9,10 +9,11 @@ A lesson whose (tenant, id) is stored already, in the same scope, is brought up 
 the copy changed later (``updated_at``, else ``created_at``) gives the record, so outcomes and wordings
 at the source since the last import carry over and a stored copy that changed after the file's is kept;
 and a person's decision that keeps the lesson out of blocks (revoked, superseded, stale) holds whichever
-side made it: a revocation at the source arrives even after outcomes at the destination, and one at the
-destination is not undone by a later outcome at the source. One of another scope is kept (ids are
-unique in a tenant). The updated record takes the stored revision plus one, as any update does, and
-keeps its ``updated_at``: importing the same file again changes nothing.
+side made it (the graver when both did: a revocation over a superseding over marking stale): a revocation
+at the source arrives even after outcomes at the destination, and one at the destination is not undone by
+a later outcome at the source. One of another scope is kept (ids are unique in a tenant). The updated
+record takes the stored revision plus one, as any update does, and keeps its ``updated_at``: importing
+the same file again changes nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING
 from afteraction.core.capture import clean_experience
 from afteraction.core.trust import PERSON_SET
 from afteraction.errors import ConflictError
-from afteraction.model import Experience
+from afteraction.model import Experience, Status
 
 if TYPE_CHECKING:
     from afteraction.memory import Memory
@@ -49,16 +50,24 @@ def _changed(experience: Experience) -> datetime:
     return experience.updated_at or experience.created_at
 
 
+#: When both sides hold a person's decision, the graver holds: a revocation (harmful) over a superseding over
+#: marking stale. A record's ``updated_at`` is no time of its decision: any outcome moves it.
+_GRAVITY = {Status.STALE: 0, Status.SUPERSEDED: 1, Status.REVOKED: 2}
+
+
 def _merged(record: Experience, stored: Experience) -> Experience | None:
     """What the stored lesson becomes given the file's copy of it, or None to keep it as it is: the copy
     changed later gives the record, and a person's decision that keeps the lesson out of blocks (revoked,
-    superseded, stale) holds whichever side made it, the later one when both did. Without a time for each
-    decision, one side's reinstatement cannot be told from before or after the other's revocation: the
-    lesson stays out of blocks (a person reinstates it again at the destination)."""
+    superseded, stale) holds whichever side made it; when both did, the graver (``_GRAVITY``), the later
+    copy's between equals. Without a time for each decision, one side's reinstatement cannot be told from
+    before or after the other's revocation: the lesson stays out of blocks (a person reinstates it again
+    at the destination)."""
     if stored.scope != record.scope or stored.revision >= Experience.MAX_REVISION:
         return None
     base = record if _changed(record) > _changed(stored) else stored
-    decided = sorted((c for c in (record, stored) if c.status in PERSON_SET), key=_changed)
+    decided = sorted(
+        (c for c in (record, stored) if c.status in PERSON_SET), key=lambda c: (_GRAVITY[c.status], _changed(c))
+    )
     if decided and base.status is not decided[-1].status:
         base = replace(base, status=decided[-1].status, status_reason=decided[-1].status_reason)
     return None if base == stored else base
