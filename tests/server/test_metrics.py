@@ -88,3 +88,16 @@ def test_a_tenant_name_is_escaped_in_labels(client: TestClient) -> None:
     client.post("/events", json=event(), headers={"x-test-tenant": 'we"ird\\'})
     text = client.get("/metrics", params={"format": "prometheus"}, headers={"x-test-tenant": 'we"ird\\'}).text
     assert 'afteraction_sessions_stored{tenant="we\\"ird\\\\"} 1' in text.splitlines()
+
+
+def test_rejected_counts_events_refused_by_validation_on_either_route(client: TestClient) -> None:
+    """h30: a single event over the body limit (413) or sent `Content-Encoding: br` (415) counted as rejected, the
+    same refusals of a batch did not; neither is an event refused by validation, as the counter says."""
+    big = event("big", payload={"text": "x" * (70 * 1024)})  # over the tests' 64 KiB event limit
+    assert client.post("/events", json=big).status_code == 413
+    br = {"content-type": "application/json", "content-encoding": "br"}
+    assert client.post("/events", content=b'{"id": "1"}', headers=br).status_code == 415
+    assert client.post("/events/batch", content=b"[{}]", headers=br).status_code == 415
+    assert client.post("/events", json=event("bad", type="nope")).status_code == 400
+    assert client.post("/events/batch", json=[event("x", time="noon")]).status_code == 400
+    assert client.get("/metrics").json()["replica"]["rejected"] == 2

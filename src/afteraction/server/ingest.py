@@ -50,7 +50,7 @@ from afteraction.errors import ValidationError
 from afteraction.model import Event
 from afteraction.model._check import echoed
 from afteraction.server.common import Problem, Service, content_encoding, count, decompress, shown
-from afteraction.server.offload import CLIENT_GONE, off_loop
+from afteraction.server.offload import off_loop
 
 __all__ = ["AHEAD", "parse_json", "read_body", "read_content", "routes"]
 
@@ -207,7 +207,7 @@ async def post_event(service: Service, request: Request) -> Response:
         body = await read_content(request, service.limits.event_bytes, tenant)
         event = await off_loop(request, tenant, body, _event, service, request)
     except Problem as problem:
-        if problem.status not in (429, CLIENT_GONE):  # over a rate, or gone: refused, not rejected as invalid
+        if problem.status == 400:  # refused by validation; not a body too large, an encoding, a rate, a client gone
             service.metrics.rejected(tenant, 1)
         raise
     (added,) = await service.writer.add(tenant, [event])
