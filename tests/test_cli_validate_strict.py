@@ -1,5 +1,6 @@
 """``afteraction validate`` decodes as strictly as ingest (h17 #3): NaN, Infinity, a number past a double's
-range and a lone surrogate escape are refused with the service's rule; ``keys create`` refuses
+range, an integer of more than 4,300 characters (its sign counted, h30) and a lone surrogate escape are refused
+with the service's rule; ``keys create`` refuses
 ``--require-signatures`` with ``--legacy-signatures`` (h17 #1)."""
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ STRICT = {
     "-1e400": "a number is beyond ±1.8e308, the range of a double",
     '"\\ud83d"': "holds a lone UTF-16 surrogate escape (\\ud83d) with no pair: that is not Unicode text",
     '"a\\ude00b"': "holds a lone UTF-16 surrogate escape (\\ude00) with no pair: that is not Unicode text",
+    "-"
+    + "1" * 4300: "an integer is longer than 4300 characters, the most read exactly; send such a number as a string",
+    "1" * 4301: "an integer is longer than 4300 characters, the most read exactly; send such a number as a string",
 }
+
+
+def _short(value: str) -> str:
+    return value if len(value) <= 40 else f"{value[:3]}...({len(value)} characters)"
 
 
 def _validate(tmp_path: Path, text: str) -> tuple[int, dict[str, object]]:
@@ -34,7 +42,7 @@ def _validate(tmp_path: Path, text: str) -> tuple[int, dict[str, object]]:
     return done.exit_code, json.loads(done.output)
 
 
-@pytest.mark.parametrize("value", sorted(STRICT))
+@pytest.mark.parametrize("value", sorted(STRICT), ids=_short)
 def test_validate_refuses_what_ingest_refuses(tmp_path: Path, value: str) -> None:
     code, found = _validate(tmp_path, EVENT % value)
     assert code == 1 and found["invalid"] == 1, found
@@ -42,12 +50,16 @@ def test_validate_refuses_what_ingest_refuses(tmp_path: Path, value: str) -> Non
     assert STRICT[value] in result["error"]
 
 
-@pytest.mark.parametrize("value", ['"\\ud83d\\ude00"', "1.7976931348623157e308", '"\\\\ud83d"', "1e-400"])
+@pytest.mark.parametrize(
+    "value",
+    ['"\\ud83d\\ude00"', "1.7976931348623157e308", '"\\\\ud83d"', "1e-400", "-" + "1" * 4299, "1" * 4300],
+    ids=_short,
+)
 def test_validate_takes_what_ingest_takes(tmp_path: Path, value: str) -> None:
     assert _validate(tmp_path, EVENT % value)[0] == 0
 
 
-@pytest.mark.parametrize("value", sorted(STRICT))
+@pytest.mark.parametrize("value", sorted(STRICT), ids=_short)
 def test_the_cli_and_the_service_give_the_same_rule(value: str) -> None:
     pytest.importorskip("msgspec")
     from afteraction.server.common import Problem

@@ -59,6 +59,10 @@ class _Unreadable(Exception):
 # (a test keeps them equal): the service is an extra, so its decoder is not here.
 _NOT_A_NUMBER = "NaN and Infinity are not JSON numbers"
 _OUT_OF_RANGE = "a number is beyond ±1.8e308, the range of a double"
+_MAX_INTEGER = 4300  # characters, the sign included: the service reads an integer exactly up to that
+_TOO_LONG = (
+    f"an integer is longer than {_MAX_INTEGER} characters, the most read exactly; send such a number as a string"
+)
 _LONE_SURROGATE = "holds a lone UTF-16 surrogate escape ({}) with no pair: that is not Unicode text"
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # a pre-check: text without one holds no lone surrogate
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -76,6 +80,12 @@ def _constant(name: str) -> NoReturn:
     raise _Strict(_NOT_A_NUMBER)
 
 
+def _integer(text: str) -> int:
+    if len(text) > _MAX_INTEGER:  # Python's own limit counts digits, not the sign, and says it in other words
+        raise _Strict(_TOO_LONG)
+    return int(text)
+
+
 def _finite(text: str) -> float:
     value = float(text)
     if math.isinf(value):
@@ -88,7 +98,7 @@ def _decoded(text: str) -> Any:
     double's range, no lone surrogate escape); _Unreadable for text that is not such JSON, is nested deeper than
     the parser recurses, or holds a number of more digits than Python converts."""
     try:
-        value = json.loads(text, parse_constant=_constant, parse_float=_finite)
+        value = json.loads(text, parse_constant=_constant, parse_float=_finite, parse_int=_integer)
     except _Strict as exc:
         raise _Refused(f"not JSON ({exc})") from None
     except json.JSONDecodeError as exc:
