@@ -72,7 +72,7 @@ def test_json_nested_too_deeply_is_named_by_line(tmp_path: Path) -> None:
     path.write_text(json.dumps(MINIMAL) + "\n" + DEEP + "\n" + "1" * 5000 + "\n")
     code, out, _ = cli("validate", str(path))
     assert code == 1 and "line 2: nested too deeply\n" in out
-    assert "line 3: not JSON (Exceeds the limit (4300 digits) for integer string conversion)" in out
+    assert "line 3: not JSON (an integer is longer than 4300 characters, the most read exactly; send such" in out
     code, out, err = cli("import", str(path), "--db", str(tmp_path / "s.db"))
     assert (code, out) == (2, "") and "\n  line 2: nested too deeply\n" in err and "\n  line 3: not JSON (" in err
     array = tmp_path / "deep.json"
