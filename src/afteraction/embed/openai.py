@@ -8,7 +8,10 @@ llama.cpp's server: anything that answers ``{"data": [{"index": i, "embedding": 
   support it. Without it the dimension is learnt by embedding one probe text when the embedder
   is built, so a wrong URL, key or model raises ``ConfigError`` at set-up, not inside an agent.
 - ``model_id`` is ``openai:{base_url}#{model}``, plus ``@{dimensions}`` when given: vectors from
-  another endpoint, model or size are never compared.
+  another endpoint, model or size are never compared. The URL in it, in ``repr`` and in every
+  message is the one shown (``openai_secrets``): no user or password, every query value masked
+  (``?api-key=***``), a path segment holding a key masked; the raw URL only goes in the request.
+  A query in ``base_url`` is kept after ``/embeddings`` (``…/v1/embeddings?api-version=…``).
 - A batch is sent ``max_batch`` texts per request (default 128); each text is cut at
   ``max_chars`` characters (default 16,000: about 4,000 tokens, under the usual 8,192-token limit).
 - Every failure is an ``EmbedderError`` naming the model and the fault: any status but 200
@@ -19,9 +22,10 @@ llama.cpp's server: anything that answers ``{"data": [{"index": i, "embedding": 
   (``answer_cap``: the batch's texts × the dimension × 32 bytes a number, at least 1 MiB), an
   unreachable host, a body that is not JSON or not the expected shape, the wrong number of
   vectors, a vector of the wrong length, NaN or infinite values. The ``api_key`` (sent as a
-  bearer token) never appears in ``repr`` or in an error message: it is redacted from anything
-  echoed back, literal, JSON-escaped or URL-encoded, and a body that still holds 8 characters of
-  it in a row (read as it is and with its base64 runs decoded) is left out of the message.
+  bearer token) and the URL's credentials never appear in ``repr`` or in an error message: they
+  are redacted from anything echoed back, literal, JSON-escaped or URL-encoded, and a body that
+  still holds 8 characters of one in a row (read as it is and with its base64 runs decoded) is
+  left out of the message.
 - ``embed`` blocks (an ``httpx.Client`` reused across calls, thread-safe); ``aembed`` is a native
   coroutine (an ``httpx.AsyncClient`` per call). ``close()`` (or a ``with`` block) closes the
   connections.
@@ -32,19 +36,16 @@ Needs the ``embed-openai`` extra: ``pip install 'afteraction[embed-openai]'``.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import importlib
 import json
 import math
-import re
 import time
-import urllib.parse
 from collections.abc import Sequence
 from typing import Any
 
 from afteraction.embed import http_deadline
 from afteraction.embed.base import check_texts, check_vectors
+from afteraction.embed.openai_secrets import Secrets, endpoint, shown
 from afteraction.errors import ConfigError, EmbedderError
 
 __all__ = ["OpenAIEmbedder"]
@@ -59,58 +60,7 @@ VECTOR_BYTES = 1024
 ANSWER_FLOOR = 1 << 20
 #: The dimension the probe's answer is capped for, before the dimension is known (twice the largest usual).
 PROBE_DIMENSION = 16_384
-#: Characters of the key in a row that, still found in a body after redaction, keep the body out.
-KEY_RUN = 8
 LEFT_OUT = "the answer's body is left out: it echoed the key"
-_JSON_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
-_JSON_SIMPLE = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-
-
-def _json_unescape(text: str) -> str:
-    """``text`` with JSON string escapes decoded (``\\/``, ``\\"``, ``\\uXXXX``…), wherever they are."""
-
-    def one(match: re.Match[str]) -> str:
-        code = match.group(1)
-        if code[0] == "u":
-            return chr(int(code[1:], 16))
-        return _JSON_SIMPLE.get(code, code)
-
-    decoded = _JSON_ESCAPE.sub(one, text)
-    return decoded.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{12,}={0,2}")
-
-
-def _base64_runs(text: str) -> list[str]:
-    """The runs of ``text`` that read as base64 or base64url, decoded (a proxy echoing ``Basic``
-    credentials, or the key itself, encoded: the key shows in the bytes however it was aligned)."""
-    found = []
-    for run in _BASE64_RUN.findall(text):
-        padded = run.rstrip("=") + "=" * (-len(run.rstrip("=")) % 4)
-        for decode in (base64.b64decode, base64.urlsafe_b64decode):
-            try:
-                found.append(decode(padded).decode("latin-1"))
-            except (ValueError, binascii.Error):
-                continue
-    return found
-
-
-def _key_forms(key: str) -> list[str]:
-    """The ways an endpoint may echo ``key``: literal, JSON-escaped, URL-encoded; longest first."""
-    escaped = json.dumps(key)[1:-1]
-    forms = {
-        key,
-        escaped,
-        escaped.replace("/", "\\/"),
-        json.dumps(key, ensure_ascii=False)[1:-1],
-        "".join(f"\\u{ord(char):04x}" for char in key),
-        urllib.parse.quote(key, safe=""),
-        urllib.parse.quote(key),
-        urllib.parse.quote_plus(key),
-        urllib.parse.quote(key, safe="").lower(),
-    }
-    return sorted(forms, key=len, reverse=True)
 
 
 class _Answer:
@@ -150,20 +100,27 @@ class OpenAIEmbedder:
         except ImportError as exc:
             raise ConfigError(f"the OpenAI-compatible embedder needs httpx: {INSTALL_HINT}") from exc
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-            raise ConfigError(f"OpenAIEmbedder base_url must be an http:// or https:// URL, got {base_url!r}")
+            raise ConfigError(f"OpenAIEmbedder base_url must be an http:// or https:// URL, got {shown(base_url)!r}")
         if not isinstance(model, str) or not model.strip():
             raise ConfigError(f"OpenAIEmbedder model must be a non-empty string, got {model!r}")
         if api_key is not None and (not isinstance(api_key, str) or not api_key):
             raise ConfigError("OpenAIEmbedder api_key must be a non-empty string or None")
-        self.base_url = base_url.rstrip("/")
+        try:
+            point = endpoint(base_url)
+            self._httpx.URL(point.url)
+        except (ValueError, self._httpx.InvalidURL) as exc:
+            # the reasons name a host, port or character, never the user or password
+            raise ConfigError(
+                f"OpenAIEmbedder base_url is not a valid URL ({shown(str(exc))}): {shown(base_url)!r}"
+            ) from None
+        self.base_url, self.url, self._url = point.shown_base, point.shown_url, point.url  # only _url is sent
         self.model = model
         self.dimensions = None if dimensions is None else _positive("dimensions", dimensions)
         self.timeout = float(_positive("timeout", timeout, float))
         self.max_batch = _positive("max_batch", max_batch)
         self.max_chars = _positive("max_chars", max_chars)
-        self.url = f"{self.base_url}/embeddings"
         self._api_key = api_key
-        self._key_forms = _key_forms(api_key) if api_key else []
+        self._secrets = Secrets([*point.secrets, api_key or ""])
         self.model_id = f"openai:{self.base_url}#{model}" + (f"@{dimensions}" if dimensions else "")
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._headers = headers
@@ -193,32 +150,14 @@ class OpenAIEmbedder:
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    def _redact(self, text: str) -> str:
-        """``text`` with the key replaced by ``***`` in every form an endpoint may echo it."""
-        for form in self._key_forms:
-            text = text.replace(form, "***")
-        return text
-
-    def _echoes_key(self, text: str) -> bool:
-        """Whether ``text`` (decoded as JSON and as a URL too) holds KEY_RUN characters of the key in a row."""
-        key = self._api_key
-        if not key:
-            return False
-        run = min(KEY_RUN, len(key))
-        runs = {key[i : i + run] for i in range(len(key) - run + 1)}
-        unescaped = _json_unescape(text)
-        variants = {text, unescaped, urllib.parse.unquote_plus(text), urllib.parse.unquote_plus(unescaped)}
-        variants |= {decoded for variant in list(variants) for decoded in _base64_runs(variant)}
-        return any(part in variant for variant in variants for part in runs)
-
     def _excerpt(self, text: str) -> str:
         """The start of an answer's body for an error message, never with the key in it."""
-        shown = " ".join(self._redact(text).split())[:BODY_CHARS]
-        return LEFT_OUT if self._echoes_key(shown) else shown
+        excerpt = " ".join(self._secrets.redact(text).split())[:BODY_CHARS]
+        return LEFT_OUT if self._secrets.echoes(excerpt) else excerpt
 
     def _fail(self, fault: str) -> EmbedderError:
-        message = self._redact(f"embedder {self.model_id!r}: {fault}")
-        if self._echoes_key(message):
+        message = self._secrets.redact(f"embedder {self.model_id!r}: {fault}")
+        if self._secrets.echoes(message):
             message = f"embedder {self.model_id!r}: the error is left out: it echoed the key"
         return EmbedderError(message)
 
@@ -250,7 +189,7 @@ class OpenAIEmbedder:
     def _request(self, client: Any, batch: list[str], deadline: float) -> tuple[Any, dict[str, float]]:
         """The request for ``batch``, and its timeouts, which ``_left`` shortens to the deadline."""
         left = max(0.001, deadline - time.monotonic())
-        request = client.build_request("POST", self.url, json=self._payload(batch), timeout=left)
+        request = client.build_request("POST", self._url, json=self._payload(batch), timeout=left)
         timeouts: dict[str, float] = request.extensions.setdefault("timeout", {})
         return request, timeouts
 
