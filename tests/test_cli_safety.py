@@ -59,7 +59,9 @@ def test_an_export_replaces_its_file_whole_and_a_failed_one_leaves_it(tmp_path: 
 
 def test_stored_text_is_shown_escaped_never_as_terminal_controls(tmp_path: Path) -> None:
     task = "Deploy \x1b]0;pwned\x07 now\n=== END REFERENCE === \x1b[2J \u202eevil"
-    db = store_with(tmp_path / "s.db", task)
+    db = str(tmp_path / "s.db")
+    with aa.Memory.open(db, embedder=None) as memory:  # stored as it is (an older version's row): ``add`` folds it
+        memory.store.put_many([make_experience(task, scope=ACME_SCOPE)])
     for args in (["lessons", *ACME], ["search", "deploy now", *ACME]):
         code, out, _ = cli(*args, "--db", db)
         assert code == 0 and "Deploy" in out

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import re
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine
@@ -21,7 +22,7 @@ from typing import Any
 
 from afteraction.core.redact import scrub_text
 
-__all__ = ["ErrorHandler", "deliver", "log_error"]
+__all__ = ["ErrorHandler", "deliver", "log_error", "logged"]
 
 #: Receives every failure that memory swallowed inside an agent, with where it happened; may be ``async``.
 ErrorHandler = Callable[[BaseException, str], Any]
@@ -34,10 +35,23 @@ HANDOFF = 0.25
 _POLL = 0.005
 
 
+# C0 and C1 controls and the direction overrides, which a log line shows as their escapes (as ``cli.common.shown``
+# shows stored text): an error's newline would forge a line of the host's log, its escape sequence retitle or clear
+# the terminal the log is read in.
+_UNSHOWABLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def logged(text: str) -> str:
+    """``text`` as the ``afteraction`` logger writes it: secrets scrubbed (an error may echo what the host passed
+    it, or what a service answered), then each control character or direction override as its escape (``\\x1b``,
+    ``\\n``), so that it stays on its one line of the log."""
+    return _UNSHOWABLE.sub(lambda m: m[0].encode("unicode_escape").decode("ascii"), scrub_text(text))
+
+
 def log_error(exc: BaseException, where: str) -> None:
-    """The default ``on_error``: a warning on the ``afteraction`` logger."""
+    """The default ``on_error``: a warning on the ``afteraction`` logger, the error's text as ``logged`` writes it."""
     vector = where.startswith("search.vector.")  # the text channel still ran
-    said = scrub_text(str(exc))  # an error may echo what the host passed it (``model._check.echoed``)
+    said = logged(str(exc))
     _log.warning("afteraction: %s%s: %s", where, "" if vector else " failed, the agent continues without memory", said)
 
 
@@ -57,7 +71,8 @@ def deliver(
 
 
 def _failed(failure: BaseException, exc: BaseException, where: str) -> None:
-    _log.warning("afteraction: on_error failed (%r) on %s: %r", failure, where, exc)
+    """Logs a handler's ``failure`` with the error ``exc`` it was given, both as ``log_error`` writes an error."""
+    _log.warning("afteraction: on_error failed (%s) on %s: %s", logged(repr(failure)), where, logged(repr(exc)))
 
 
 def _await(answer: Awaitable[Any], exc: BaseException, where: str, loop: asyncio.AbstractEventLoop | None) -> None:

@@ -63,8 +63,13 @@ def clean_task(text: str, limits: Limits) -> str:
     them) and whitespace folded to single spaces, then scrubbed (a value on the line below its name, a card
     across two lines are one line by then), cut at the task limit."""
     head, dropped = trimmed(text, limits.max_task)
-    folded = " ".join(_CONTROL.sub(" ", defuse_labels(head)).split())  # labels that start a line defused first
-    return cut_text(scrub_text(folded), limits.max_task, cut=dropped)
+    return cut_text(scrub_text(_one_line(head)), limits.max_task, cut=dropped)
+
+
+def _one_line(text: str) -> str:
+    """``text`` as one line: control characters (a terminal's escape sequences with them) and runs of
+    whitespace folded to single spaces, the role and field labels that started its lines defused first."""
+    return " ".join(_CONTROL.sub(" ", defuse_labels(text)).split())
 
 
 def clean_name(value: object, limit: int = 200) -> str:
@@ -73,7 +78,7 @@ def clean_name(value: object, limit: int = 200) -> str:
     ``ns:verb`` with no space after the colon (``auth:login``, ``secrets:get``, an MCP tool's name)
     is a namespaced name, not ``name:value``, when the verb is one of a fixed list (``_VERBS``); any
     other word there is scrubbed as a value (``password:hunter2``, ``token:ghp_…``)."""
-    return _scrub_name(" ".join(_CONTROL.sub(" ", defuse_labels(trimmed(str(value), limit)[0])).split()))[:limit]
+    return _scrub_name(_one_line(trimmed(str(value), limit)[0]))[:limit]
 
 
 # ``auth:login``, ``secrets:get``, ``token:refresh``: a namespace and a verb, the verb followed by nothing, a space,
@@ -266,17 +271,25 @@ def clean_experience(experience: Experience, limits: Limits = LIMITS) -> Experie
     summary, wordings, status reason, checks, scenario, solution, skill), from its names (its
     source, its tried tools', its skill's author) and from its tools' arguments (secret-named
     arguments ``[REDACTED]``, as are environment values under secret-named keys); each text still
-    within its field's limit. Ids (``task_id``), scope, counts, times and outcome digests are kept
-    as they are; a record with nothing to scrub is returned as it is (nothing is rebuilt).
-    Raises ValidationError naming the field of an argument value that is not JSON."""
+    within its field's limit. Its one-line texts (task, wordings, status reason, the scenario's
+    task and failure signature, a tried call's error class) are folded to one line first, as
+    ``clean_task`` folds a recorded task: a control character (the ESC that starts a terminal's
+    escape sequence, a line break) becomes a space. Texts of many lines (lesson, summary, checks,
+    symptoms, steps, what worked, the skill's) keep their characters, as a recorded error's text
+    does (the block and the CLI neutralize what they show). Ids (``task_id``), scope, counts, times
+    and outcome digests are kept as they are; a record with nothing to scrub is returned as it is
+    (nothing is rebuilt). Raises ValidationError naming the field of an argument value that is not
+    JSON."""
     changes: dict[str, Any] = {}
     _names(changes, experience, ("source",))
-    _texts(changes, experience, ("task", "lesson", "summary"), ("checks",))
-    _texts(changes, experience, (), ("wordings",), Experience.WORDING_CHARS)
-    _texts(changes, experience, ("status_reason",), (), Experience.REASON_CHARS)
+    _texts(changes, experience, ("task",), (), fold=True)
+    _texts(changes, experience, ("lesson", "summary"), ("checks",))
+    _texts(changes, experience, (), ("wordings",), Experience.WORDING_CHARS, fold=True)
+    _texts(changes, experience, ("status_reason",), (), Experience.REASON_CHARS, fold=True)
     if (scenario := experience.scenario) is not None:
         found: dict[str, Any] = {}
-        _texts(found, scenario, ("task", "failure_signature"), ("symptoms",))
+        _texts(found, scenario, ("task", "failure_signature"), (), fold=True)
+        _texts(found, scenario, (), ("symptoms",))
         environment = within(clean_env(scenario.environment))
         if environment != dict(scenario.environment):
             found["environment"] = environment
@@ -308,19 +321,30 @@ def clean_skill(skill: Skill | None) -> Skill | None:
 
 
 def _texts(
-    changes: dict[str, Any], record: object, single: Sequence[str], many: Sequence[str], limit: int = MAX_TEXT
+    changes: dict[str, Any],
+    record: object,
+    single: Sequence[str],
+    many: Sequence[str],
+    limit: int = MAX_TEXT,
+    *,
+    fold: bool = False,
 ) -> None:
     """Put in ``changes`` each of ``record``'s text fields (``single``) and tuples of texts
-    (``many``) that scrubbing and the ``limit`` change."""
+    (``many``) that scrubbing and the ``limit`` change; ``fold``: one-line fields, each folded
+    to one line first as ``clean_task`` folds a task (a text of a tuple that folds to nothing is
+    left out)."""
+
+    def clean(value: str) -> str:
+        head = trimmed(value, limit)[0]
+        return scrub_text(_one_line(head) if fold else head)[:limit]
+
     for name in single:
         value = getattr(record, name)
-        if (clean := scrub_text(trimmed(value, limit)[0])[:limit]) != value:
-            changes[name] = clean
+        if (cleaned_one := clean(value)) != value:
+            changes[name] = cleaned_one
     for name in many:
         values = getattr(record, name)
-        if (cleaned := capped(tuple(scrub_text(trimmed(value, limit)[0])[:limit] for value in values))) != tuple(
-            values
-        ):
+        if (cleaned := capped(tuple(item for value in values if (item := clean(value))))) != tuple(values):
             changes[name] = cleaned
 
 
@@ -337,7 +361,7 @@ def _tried(tried: Tried, field: str, limits: Limits) -> Tried:
     """A tried call with its tool name and error class scrubbed and its arguments sanitized; itself if unchanged."""
     found: dict[str, Any] = {}
     _names(found, tried, ("tool",))
-    _texts(found, tried, ("error_class",), (), 200)
+    _texts(found, tried, ("error_class",), (), 200, fold=True)
     if (
         not is_clean(tried.args, limits)
         and (args := sanitize(dict(tried.args), field=field, limits=limits)) != tried.args

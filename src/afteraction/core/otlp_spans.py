@@ -205,7 +205,8 @@ def _id(value: object, size: int, where: str) -> str | None:
 def _nanos(value: object, where: str) -> int:
     number = _integer(value)
     if number is None or not 0 <= number <= _MAX_NANOS:
-        raise _Reject(f"{where} must be Unix nanoseconds (a non-negative integer, up to year 9999), got {value!r:.40}")
+        got = scrub_text(echoed(repr(value)))
+        raise _Reject(f"{where} must be Unix nanoseconds (a non-negative integer, up to year 9999), got {got}")
     return number
 
 

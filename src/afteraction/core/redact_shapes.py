@@ -1,6 +1,7 @@
 """The shapes of the secrets ``core.redact_tokens`` knows by their shape: provider credentials (``sk-…``, ``ghp_…``,
-``AKIA…``, ``gsk_…``, webhook URLs, …), JWTs, HTTP ``Bearer``/``Basic`` credentials, base64 PEM blocks, as one
-pattern, ``TOKENS``, each token a head (its anchor character and what must stand before it) and a body.
+``AKIA…``, ``gsk_…``, webhook URLs, afteraction's own ``afa_…`` API keys and ``afs_…`` signing secrets, …), JWTs,
+HTTP ``Bearer``/``Basic`` credentials, base64 PEM blocks, as one pattern, ``TOKENS``, each token a head (its anchor
+character and what must stand before it) and a body.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ TOKEN_PREFIXES = {
     + tuple(f"xox{c}" for c in "abposre"),
     "_": tuple(
         "github whsec shpat shpss shpca shppa dop_v1 doo_v1 dor_v1 lsv2 pcsk dckr glsa figd lin sbp nfp gsk npm ntn "
-        "r8 sk rk hf".split()
+        "r8 sk rk hf afa afs".split()
     )
     + tuple(f"gh{c}" for c in "pousr"),
     ".": ("ya29", "hvs"),
@@ -69,6 +70,8 @@ _TOKEN_PARTS = (
     (rf"_(?<=figd_){_UNDER}", "[A-Za-z0-9_-]{30,}"),  # Figma
     (rf"_(?<=sbp_){_UNDER}", "[a-f0-9]{40}"),  # Supabase
     (rf"_(?<=nfp_){_UNDER}", "[A-Za-z0-9]{30,}"),  # Netlify
+    (rf"_(?<=afa_){_UNDER}", "[0-9a-f]{16}_[A-Za-z0-9_-]{20,}"),  # afteraction's API key (id, then secret)
+    (rf"_(?<=afs_){_UNDER}", "[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),  # afteraction's signing secret
     (rf"-(?<=PMAK-){_DASH}", "[a-f0-9]{24}-[a-f0-9]{34}"),  # Postman
     (rf"-(?<=NRAK-){_DASH}", "[A-Z0-9]{27}"),  # New Relic
     (rf"-(?<=tskey-){_DASH}", "(?:auth|api|client)-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}"),  # Tailscale

@@ -1,5 +1,6 @@
 """Secrets known by their own shape: provider credentials (``sk-…``, ``ghp_…``, ``AKIA…``, ``gsk_…``, webhook
-URLs, …), HTTP ``Bearer``/``Basic`` credentials, and card numbers (a brand's prefix and length, and the Luhn check).
+URLs, afteraction's own ``afa_…`` keys, …), HTTP ``Bearer``/``Basic`` credentials, and card numbers (a brand's prefix
+and length, and the Luhn check).
 
 ``core.redact`` runs these scans after its cheap checks; ``replace_hits`` is the scan loop it shares with them. The
 shapes themselves are in ``core.redact_shapes``; ``token_hits`` reads each candidate's body once per run
@@ -38,6 +39,7 @@ def redaction(kind: str) -> str:
 
 Hit = tuple[int, int, str]  # replace text[start:end] with the string
 
+_KEY_ID_CHARS = len("afa_0123456789abcdef_")  # what an afteraction API key keeps of itself: ``afa_<id>_``
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
 
@@ -112,6 +114,8 @@ def token_hit(text: str, match: re.Match[str], scan: TokenRuns | None = None) ->
         return (start, end, redaction("private_key")) if b"PRIVATE KEY" in head else None
     if anchor == "A" and found[1] in "KSBC":
         return start, end, redaction("aws_key")
+    if text.startswith("afa_", start):  # afteraction's API key: its id is no secret (``keys list`` shows it)
+        return start + _KEY_ID_CHARS, end, redaction("api_key")
     if text.startswith("sk-", start):
         end = scan.body_end(end)
         if not scan.mixed(match.end(), end):

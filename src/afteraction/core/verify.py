@@ -16,6 +16,7 @@ from typing import Any
 from afteraction.core.errorclass import error_class
 from afteraction.errors import ValidationError
 from afteraction.model import Evidence, Run, ToolCall, Verdict
+from afteraction.model._check import echoed
 
 __all__ = [
     "Verifier",
@@ -72,7 +73,8 @@ def check(id: str, fn: Callable[[Run], bool | None]) -> Verifier:
         if outcome is None:
             return None
         if not is_verdict(outcome):
-            raise ValidationError(f"check {id!r:.60}", f"must answer True, False or None, got {outcome!r:.40}")
+            got = echoed(repr(outcome))  # cut between words: a token cut short would slip past the scrubber
+            raise ValidationError(f"check {echoed(id, 60)!r}", f"must answer True, False or None, got {got}")
         return (Evidence(id, bool(outcome), "check"),)
 
     return verifier

@@ -90,7 +90,7 @@ class Status(str, Enum):
             except ValueError:
                 pass
         known = ", ".join(s.value for s in cls)
-        raise ValidationError(field, f"must be one of {known}; got {str(value)[:40]!r}")
+        raise ValidationError(field, f"must be one of {known}; got {_check.echoed(value)!r}")
 
     @property
     def label(self) -> str:

@@ -50,8 +50,10 @@ from afteraction.core.otlp_events import Mapped, map_spans
 from afteraction.core.otlp_pending import dumps, loads, split
 from afteraction.core.otlp_sessions import Placed
 from afteraction.core.otlp_spans import Batch, Span, decode_traces
+from afteraction.core.redact import scrub_text
 from afteraction.errors import ValidationError
-from afteraction.server.common import Problem, Service, content_encoding, decompress
+from afteraction.model._check import echoed
+from afteraction.server.common import Problem, Service, content_encoding, decompress, shown
 from afteraction.server.ingest import AHEAD, parse_json, read_body
 from afteraction.server.offload import in_turn
 from afteraction.store.spans import Bounds, HeldSpan, SpanBuffer, open_spans
@@ -95,7 +97,7 @@ def _request_data(media: str, body: bytes, charge: Callable[[int], None]) -> obj
     try:
         message.ParseFromString(body)
     except (DecodeError, RecursionError, ValueError) as exc:
-        raise Problem(400, "body", f"is not a protobuf ExportTraceServiceRequest: {exc}"[:300]) from None
+        raise Problem(400, "body", echoed(f"is not a protobuf ExportTraceServiceRequest: {exc}", 300)) from None
     count = sum(len(scope.spans) for resource in message.resource_spans for scope in resource.scope_spans)
     _too_many(count)
     charge(count)
@@ -195,10 +197,24 @@ def _ingest(
         again, freed = gather(buffer, tenant, [s for s in ready if s.trace_id in rooted], now=now, bounds=BOUNDS)
         if freed:
             _store(service, buffer, tenant, again, freed, counted=False)
-    message = "; ".join((*([late] if late else []), *batch.errors, *mapped.errors))[:_MAX_MESSAGE]
+    message = _message((*([late] if late else []), *batch.errors, *mapped.errors))
     rejected = batch.rejected + mapped.rejected
     service.metrics.rejected(tenant, rejected)
     return rejected, message
+
+
+def _message(parts: Sequence[str]) -> str:
+    """The answer's ``errorMessage``: ``parts`` joined, scrubbed (a rejected span's error may echo what it held),
+    then cut at ``_MAX_MESSAGE`` characters between words (``echoed``: a token cut short would slip past the
+    scrubber). Only the parts the cut keeps are joined and scrubbed, however many spans were rejected."""
+    kept: list[str] = []
+    size = 0
+    for part in parts:
+        if size > _MAX_MESSAGE:
+            break
+        kept.append(part)
+        size += len(part) + 2
+    return echoed(scrub_text("; ".join(kept)), _MAX_MESSAGE)
 
 
 def _stored(service: Service, tenant: str, ids: list[str]) -> set[str]:
@@ -269,9 +285,11 @@ def _varint(number: int) -> bytes:
             return bytes(out)
 
 
-def status_body(status: int, field: str | None, message: str) -> bytes:
-    """A ``google.rpc.Status`` (code = 1, message = 2), the error body OTLP/HTTP gives protobuf clients."""
-    text = (f"{field}: {message}" if field else message).encode("utf-8")
+def status_body(status: int, field: str | None, message: str, *, verbatim: bool = False) -> bytes:
+    """A ``google.rpc.Status`` (code = 1, message = 2), the error body OTLP/HTTP gives protobuf clients: its
+    field and message as the JSON error shows them (``server.common.shown``: scrubbed, unless ``verbatim``)."""
+    said = shown(field, message, verbatim=verbatim)
+    text = (f"{said['field']}: {said['message']}" if field else said["message"]).encode("utf-8")
     return b"\x08" + _varint(_GRPC_CODES.get(status, 2)) + b"\x12" + _varint(len(text)) + text
 
 
@@ -281,10 +299,10 @@ async def post_traces(service: Service, buffer: SpanBuffer, request: Request) ->
         try:
             return await _post(service, buffer, request, PROTOBUF)
         except Problem as problem:  # a protobuf client reads a protobuf Status; JSON clients get the JSON shape
-            body = status_body(problem.status, problem.field, problem.message)
+            body = status_body(problem.status, problem.field, problem.message, verbatim=problem.verbatim)
             return Response(body, status_code=problem.status, headers=problem.headers, media_type=PROTOBUF)
     if media != JSON:
-        raise Problem(415, "content-type", f"must be {JSON} or {PROTOBUF}, got {media[:60] or 'none'!r}")
+        raise Problem(415, "content-type", f"must be {JSON} or {PROTOBUF}, got {echoed(media, 60) or 'none'!r}")
     return await _post(service, buffer, request, JSON)
 
 

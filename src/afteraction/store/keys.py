@@ -106,7 +106,7 @@ class Key:
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _ID.match(self.id):
-            raise ValidationError("id", f"must be a key id like afa_0123456789abcdef, got {str(self.id)[:40]!r}")
+            raise ValidationError("id", f"must be a key id like afa_0123456789abcdef, got {_check.echoed(self.id)!r}")
         _check.name(self.tenant, "tenant")
         _check.optional_name(self.project, "project")
         _check.optional_name(self.name, "name")
@@ -228,7 +228,7 @@ def parse_scopes(value: object, field: str = "scopes") -> frozenset[str]:
     found: set[str] = set()
     for name in names:
         if name not in SCOPES:
-            raise ValidationError(field, f"{str(name)[:40]!r} is not a scope; use {', '.join(SCOPES)}")
+            raise ValidationError(field, f"{_check.echoed(name)!r} is not a scope; use {', '.join(SCOPES)}")
         found.add(str(name))
     if not found:
         raise ValidationError(field, f"must name at least one scope of {', '.join(SCOPES)}")
@@ -239,7 +239,7 @@ def parse_rate(text: str, field: str = "--rate", unit: str = "requests") -> floa
     """Requests (or another ``unit``) per second from ``"10/s"`` or ``"10"`` (fractions allowed: ``"0.5/s"``)."""
     match = _RATE.match(text)
     if not match:
-        raise ValidationError(field, f"must be {unit} per second like 10/s or 0.5/s, got {text[:40]!r}")
+        raise ValidationError(field, f"must be {unit} per second like 10/s or 0.5/s, got {_check.echoed(text)!r}")
     return float(match.group(1))
 
 
