@@ -275,10 +275,10 @@ def test_a_501_from_the_service_is_append_only_naming_the_grant() -> None:
     client raises AppendOnlyError (a StoreError not worth retrying) with its message, not a generic StoreError."""
     import httpx
 
-    from afteraction.client import _raise_for
+    from afteraction.client_answers import raise_for
 
     message = "this deployment does not delete lessons: its database role lacks DELETE; GRANT DELETE ON t TO r"
     request = httpx.Request("DELETE", "http://service/experience/lessons/exp_1")
     answer = httpx.Response(501, json={"errors": [{"field": None, "message": message}]}, request=request)
     with pytest.raises(aa.AppendOnlyError, match="DELETE /experience/lessons/exp_1: this deployment does not"):
-        _raise_for(answer)
+        raise_for(answer)

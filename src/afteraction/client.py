@@ -12,10 +12,16 @@ all (10 by default), a search or a block, which a run waits for before it starts
 after ``timeout`` in all (``finish_deadline``). httpx's own timeout bounds each read,
 not a whole request: a service answering a byte at a time held a run for as long as it liked.
 
-Errors keep their meaning across the wire: the service's 400 is a ``ValidationError``
-naming the same field, 401/403 ``AuthError``/``ForbiddenError``, 404 ``NotFoundError``, 409
-``ConflictError``; a service that cannot be reached, answers 5xx or 429 is a ``StoreError``.
-Inside a running agent none of them raise (the recorder and integrations report them).
+Each call answers as a local memory's does: its arguments are checked, and its text cleaned, before
+anything is sent (``client_checks``), so a bad one is the same ``ValidationError``. Errors keep their
+meaning across the wire (``client_answers``): the service's 400 is a ``ValidationError`` naming the
+same field, 401/403 ``AuthError``/``ForbiddenError``, 404 ``NotFoundError``, 409 ``ConflictError``; a
+service that cannot be reached, answers 5xx or 429 is a ``StoreError``; what an error quotes of an
+answer is one line, its control characters escaped, its secrets scrubbed. Inside a running agent none
+of them raise (the recorder and integrations report them).
+
+What a remote memory cannot say: whether the service has embedded what it stored (``wait_indexed``
+is True at once) and how its vector channel fared (``channel_status`` is ``not_configured``).
 """
 
 from __future__ import annotations
@@ -25,38 +31,28 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any, TypeVar
-from urllib.parse import quote
 
 import httpx
 
-from afteraction import arguments
+from afteraction import arguments, client_checks
+from afteraction.client_answers import parsed, raise_for, read
 from afteraction.core.redact import redact_url, scrub_text
 from afteraction.core.render import DEFAULT_BLOCK, BlockOptions, Layout
 from afteraction.core.sanitize import LIMITS, Limits
-from afteraction.errors import (
-    AfterActionError,
-    AppendOnlyError,
-    AuthError,
-    ConfigError,
-    ConflictError,
-    ForbiddenError,
-    NotFoundError,
-    StoreError,
-    ValidationError,
-)
+from afteraction.errors import ConfigError, NotFoundError, StoreError, ValidationError
 from afteraction.feedback import OUTCOME_ATTEMPTS
 from afteraction.memory import Memory, _utc_now
 from afteraction.model import Experience, Hit, Lesson, Scope, Status, _check
 from afteraction.recorder import ErrorHandler, log_error
 from afteraction.searching import MAX_K, ChannelNotes
-from afteraction.store.base import check_owner
+from afteraction.store.base import check_owner, check_page
 from afteraction.vector_channel import ChannelStatus
 
 __all__ = ["RemoteMemory"]
 
-_PAGE = 500
-_BATCH = 1000
+_PAGE = 500  # the service's largest page (``server.common.Limits.page``)
 SEARCH_TIMEOUT = 2.0  # seconds a search or a block may take in all (``RemoteMemory(search_timeout=)``)
 _IN_FLIGHT = 16  # requests at once per RemoteMemory; a thread a stalled service holds counts until it ends
 T = TypeVar("T")
@@ -88,53 +84,10 @@ def _within(seconds: float, slots: threading.BoundedSemaphore, work: Callable[[]
     return result[0]
 
 
-def _raise_for(response: httpx.Response) -> None:
-    """The error the service's answer stands for (nothing on 2xx)."""
-    if response.is_success:
-        return
-    try:
-        first = response.json()["errors"][0]
-        field, message = first.get("field"), str(first.get("message"))
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        field, message = None, response.text[:200] or response.reason_phrase
-    status = response.status_code
-    where = f"{response.request.method} {response.request.url.path}"
-    if status in (400, 413, 415, 422):
-        raise ValidationError(field or "request", message)
-    errors: dict[int, type[AfterActionError]] = {
-        401: AuthError,
-        403: ForbiddenError,
-        404: NotFoundError,
-        409: ConflictError,
-        501: AppendOnlyError,  # the deployment does not delete: its message names the GRANT
-    }
-    if status in errors:
-        raise errors[status](f"{where}: {field}: {message}" if field else f"{where}: {message}")
-    if status == 429:
-        retry = response.headers.get("retry-after", "?")
-        raise StoreError(f"{where}: rate limited by the service; retry after {retry} s")
-    raise StoreError(f"{where}: the service answered {status}: {message}")
-
-
 def _scope_params(scope: Scope) -> dict[str, str]:
     """The scope as query parameters, its tenant included: the service refuses (403) a tenant that is not the
     key's, as it does in a body, rather than answer for the key's own."""
     return dict(arguments.host_scope(scope).to_dict())
-
-
-def _read(found: Any, name: str) -> Any:
-    """``found[name]`` of the service's answer; StoreError when the answer has no such part."""
-    if not isinstance(found, dict) or name not in found:
-        raise StoreError(f"the service's answer has no {name!r}: is this URL an afteraction service?")
-    return found[name]
-
-
-def _parsed(parse: Callable[[Any], T], data: Any) -> T:
-    """A record of the service's answer; StoreError (not the caller's ValidationError) when it is not one."""
-    try:
-        return parse(data)
-    except ValidationError as exc:
-        raise StoreError(f"the service answered a record afteraction cannot read: {exc}") from exc
 
 
 def _shown(url: str) -> str:
@@ -207,9 +160,17 @@ class RemoteMemory(Memory):
         finally:
             self._deadline.at = None
 
-    def _call(self, method: str, path: str, *, within: float | None = None, **kwargs: Any) -> Any:
+    def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        within: float | None = None,
+        field_of: Callable[[str], str] | None = None,
+        **kwargs: Any,
+    ) -> Any:
         """The service's JSON answer, waited for at most ``within`` seconds (``timeout`` by default),
-        and no later than the thread's ``finish_deadline``."""
+        and no later than the thread's ``finish_deadline``; ``field_of`` as for ``client_answers.raise_for``."""
         seconds = self.timeout if within is None else within
         said, ends = f"{seconds:g} s", getattr(self._deadline, "at", None)
         left = seconds if ends is None else ends - time.monotonic()
@@ -224,13 +185,24 @@ class RemoteMemory(Memory):
         except httpx.HTTPError as exc:
             shown = str(exc).replace(self.url, self._where)
             raise StoreError(f"cannot reach the afteraction service at {self._where}: {shown}") from exc
-        _raise_for(response)
+        raise_for(response, field_of)
         try:
             return response.json()
         except ValueError as exc:  # a 2xx that is not JSON: not an afteraction service, or a proxy's page
             raise StoreError(f"{method} {path}: the service answered {response.status_code} with no JSON") from exc
 
     # -- recording -----------------------------------------------------------------------
+
+    def wait_indexed(self, timeout: float | None = None) -> bool:
+        """True at once: a remote memory indexes nothing itself. The service embeds what it stores in the
+        background of its own process, and this neither waits for that nor tells whether it is done: a
+        search or block made at once may be ranked there by text alone (``channel_status`` cannot say)."""
+        return True
+
+    @property
+    def channel_status(self) -> ChannelStatus:
+        """Always ``not_configured``: how the service's vector channel fared is not in its answers."""
+        return self._notes.status
 
     def _store_finished(self, experience: Experience) -> Experience:
         if self.add(experience):
@@ -246,30 +218,38 @@ class RemoteMemory(Memory):
         return self.add_many([experience]) == 1
 
     def add_many(self, experiences: Iterable[Experience]) -> int:
-        batch = list(arguments.experiences(experiences))
-        for i, experience in enumerate(batch):
-            if not isinstance(experience, Experience):
-                raise ValidationError(f"experiences[{i}]", f"must be an Experience, got {type(experience).__name__}")
+        """``Memory.add_many`` on the service: a repeated id counts as not new (the first is kept), and a
+        lesson the service would refuse is named (``experiences[i]``) before anything is sent. A batch over
+        1,000 lessons (or 15 MiB of JSON), more than one request takes, is sent in several, each stored on
+        its own: **not one transaction** (a request that fails leaves the ones before it stored; sending
+        the batch again stores the rest, as ``add`` is idempotent by id). See ``client_checks.batches``."""
+        batches = client_checks.batches(list(arguments.experiences(experiences)))
         stored = 0
-        for start in range(0, len(batch), _BATCH):
-            chunk = [experience.to_dict() for experience in batch[start : start + _BATCH]]
-            stored += int(_read(self._call("POST", "/experience/lessons", json={"lessons": chunk}), "stored"))
+        for n, body in enumerate(batches.bodies):
+            headers = {"content-type": "application/json"}
+            found = self._call(
+                "POST", "/experience/lessons", content=body, headers=headers, field_of=partial(batches.field, n)
+            )
+            stored += int(read(found, "stored"))
         return stored
 
     # -- retrieval -----------------------------------------------------------------------
 
     def search(self, query: str, *, scope: Scope, k: int = 5, env: Mapping[str, str] | None = None) -> list[Hit]:
         scope, env = arguments.host_scope(scope), arguments.environment(env)
-        body: dict[str, Any] = {"query": query, "scope": scope.to_dict(), "k": k}
+        text, k = client_checks.query(query), client_checks.k(k)
+        body: dict[str, Any] = {"query": text, "scope": scope.to_dict(), "k": k}
         if env is not None:
             body["env"] = {name: str(value) for name, value in env.items()}  # as a local memory reads them
         found = self._call("POST", "/experience/search", within=self.search_timeout, json=body)
-        return [_parsed(Hit.from_dict, item) for item in _read(found, "hits")]
+        return [parsed(Hit.from_dict, item) for item in read(found, "hits")]
 
     def _ranked(self, query: str, scope: Scope, k: int, env: Mapping[str, str] | None) -> list[Hit]:
-        """What ``block_with_hits`` (a run's block) goes through: the service's best ``2 k``, so that
-        a record too large for the bounds gives way to the next, as in a local memory."""
-        return self.search(query, scope=scope, k=min(2 * k, MAX_K), env=env)
+        """What a run's block (``Memory._block``) goes through: the service's best ``MAX_K``, as far as a local
+        memory's ranking reaches (every relevant candidate, ``searching.ranked``), so that the block goes
+        past a record too large for its bounds, and past the copies of one fix, to other lessons, and counts
+        the copies it read ("N more runs"). The service's best ``2 k`` ended the block at the last of them."""
+        return self.search(query, scope=scope, k=MAX_K, env=env)
 
     def reference_block(
         self,
@@ -282,42 +262,53 @@ class RemoteMemory(Memory):
         max_bytes: int | None = None,
         max_tokens: int | None = None,
     ) -> str:
-        if not isinstance(task, str):
-            raise ValidationError("task", f"must be a string, got {type(task).__name__}")
+        bounds = {"max_records": max_records, "max_bytes": max_bytes, "max_tokens": max_tokens}
+        options = self.block_options.with_(layout=layout, **bounds)  # checked first, as a local memory does
+        text = client_checks.query(task, "task")
         scope, env = arguments.host_scope(scope), arguments.environment(env)
-        base = self.block_options
         body: dict[str, Any] = {
-            "task": task,
+            "task": text,
             "scope": scope.to_dict(),
-            "layout": base.layout if layout is None else layout,
-            "max_records": base.max_records if max_records is None else max_records,
-            "max_bytes": base.max_bytes if max_bytes is None else max_bytes,
-            "max_tokens": base.max_tokens if max_tokens is None else max_tokens,
+            "layout": options.layout,
+            "max_records": options.max_records,
+            "max_bytes": options.max_bytes,
+            "max_tokens": options.max_tokens,
         }
         if env is not None:
             body["env"] = {name: str(value) for name, value in env.items()}
-        return str(_read(self._call("POST", "/experience/block", within=self.search_timeout, json=body), "block"))
+        return str(read(self._call("POST", "/experience/block", within=self.search_timeout, json=body), "block"))
 
     def lessons(
         self, *, scope: Scope, limit: int = 50, offset: int = 0, status: Status | str | None = None
     ) -> list[Lesson]:
-        limit, offset = _check.integer(limit, "limit"), _check.integer(offset, "offset")
-        params: dict[str, Any] = {**_scope_params(scope), "limit": limit, "offset": offset}
+        """``Memory.lessons`` on the service, any ``limit`` (0 gives none) read in pages of up to 500 (the
+        service's largest); a lesson stored while they are read may shift one from a page to the next."""
+        params: dict[str, Any] = _scope_params(scope)
         if status is not None:
             params["status"] = Status.parse(status).value
-        found = self._call("GET", "/experience/lessons", params=params)
-        return [
-            Lesson(_parsed(Experience.from_dict, item), bool(item.get("eligible")), item.get("reason"))
-            for item in _read(found, "lessons")
-        ]
+        limit, offset = _check.integer(limit, "limit"), _check.integer(offset, "offset")
+        found: list[Lesson] = []
+        if not check_page(limit, offset):
+            return found
+        while len(found) < limit:
+            page = min(limit - len(found), _PAGE)
+            answer = self._call("GET", "/experience/lessons", params={**params, "limit": page, "offset": offset})
+            items = read(answer, "lessons")
+            found += [
+                Lesson(parsed(Experience.from_dict, item), bool(item.get("eligible")), item.get("reason"))
+                for item in items[:page]
+            ]
+            if len(items) < page:
+                break
+            offset += page
+        return found
 
     def get(self, id: str, *, scope: Scope) -> Experience:
         params, known_id = _scope_params(scope), arguments.lesson_id(id)
         if known_id is None:  # as a local memory answers an id no lesson can have
             raise NotFoundError(f"no lesson {str(id)[:120]!r} in this scope")
-        return _parsed(
-            Experience.from_dict, self._call("GET", f"/experience/lessons/{_segment(known_id)}", params=params)
-        )
+        path = f"/experience/lessons/{client_checks.segment(known_id)}"
+        return parsed(Experience.from_dict, self._call("GET", path, params=params))
 
     # -- feedback ------------------------------------------------------------------------
 
@@ -334,38 +325,32 @@ class RemoteMemory(Memory):
     ) -> Experience:
         """``Memory.record_outcome`` on the service. The service reads the lesson and retries
         when another writer got there first itself, so ``attempts`` and ``known`` (a local
-        store's shortcuts) are accepted for the same signature and not sent."""
+        store's shortcuts) are checked as a local memory checks them and not sent."""
         scope, _ = arguments.host_scope(scope), _check.integer(attempts, "attempts", minimum=1)
+        body = client_checks.outcome(id, scope, success=success, key=key, task=task, known=known, limits=self.limits)
         if arguments.lesson_id(id) is None:  # as a local memory answers an id no lesson can have
             raise NotFoundError(f"no lesson {str(id)[:120]!r} in this scope")
-        body: dict[str, Any] = {"scope": scope.to_dict(), "success": success}
-        if key is not None:
-            body["key"] = key
-        if task is not None:
-            body["task"] = task
-        return _parsed(
-            Experience.from_dict, self._call("POST", f"/experience/lessons/{_segment(id)}/outcome", json=body)
-        )
+        path = f"/experience/lessons/{client_checks.segment(id)}/outcome"
+        return parsed(Experience.from_dict, self._call("POST", path, json=body))
 
     def set_status(
         self, id: str, status: Status | str, *, scope: Scope, reason: str = "", attempts: int = OUTCOME_ATTEMPTS
     ) -> Experience:
         """``Memory.set_status`` on the service (which retries a lost race itself: ``attempts`` is not sent)."""
         scope, _ = arguments.host_scope(scope), _check.integer(attempts, "attempts", minimum=1)
+        body = client_checks.status(scope, status, reason, self.limits)  # the decision first, as a local memory
         if arguments.lesson_id(id) is None:
             raise NotFoundError(f"no lesson {str(id)[:120]!r} in this scope")
-        body = {"scope": scope.to_dict(), "status": Status.parse(status).value, "reason": reason}
-        return _parsed(
-            Experience.from_dict, self._call("POST", f"/experience/lessons/{_segment(id)}/status", json=body)
-        )
+        path = f"/experience/lessons/{client_checks.segment(id)}/status"
+        return parsed(Experience.from_dict, self._call("POST", path, json=body))
 
     def forget(self, id: str, *, scope: Scope) -> bool:
         """``Memory.forget`` on the service: ``DELETE /experience/lessons/{id}``."""
         params, known_id = _scope_params(scope), arguments.lesson_id(id)
         if known_id is None:  # as a local memory answers an id no lesson can have
             return False
-        found = self._call("DELETE", f"/experience/lessons/{_segment(known_id)}", params=params)
-        deleted = _read(found, "deleted")
+        found = self._call("DELETE", f"/experience/lessons/{client_checks.segment(known_id)}", params=params)
+        deleted = read(found, "deleted")
         if not isinstance(deleted, bool):
             raise StoreError("the service's answer has no boolean 'deleted': is this URL an afteraction service?")
         return deleted
@@ -373,8 +358,9 @@ class RemoteMemory(Memory):
     def forget_user(self, user: str, *, tenant: str) -> list[str]:
         """``Memory.forget_user`` on the service: ``DELETE /experience/users/{user}/lessons``."""
         tenant, user = check_owner(tenant, user)
-        found = self._call("DELETE", f"/experience/users/{_segment(user)}/lessons", params={"tenant": tenant})
-        ids = _read(found, "ids")
+        path = f"/experience/users/{client_checks.segment(user)}/lessons"
+        found = self._call("DELETE", path, params={"tenant": tenant})
+        ids = read(found, "ids")
         if not isinstance(ids, list) or not all(isinstance(id, str) for id in ids):
             raise StoreError("the service's answer has no list of 'ids': is this URL an afteraction service?")
         return ids
@@ -388,9 +374,3 @@ class RemoteMemory(Memory):
         if (face := self.__dict__.get("aio")) is not None:
             face._release()  # the async face's threads end when their calls have
         self._http.close()
-
-
-def _segment(id: str) -> str:
-    """An id as one path segment, every reserved character escaped (the service then refuses
-    what is not a valid id, naming it)."""
-    return quote(id, safe="")
